@@ -1,0 +1,212 @@
+"""The ``citeline`` command line: parses arguments and calls the library, nothing more.
+
+Heavy libraries (chromadb, langchain, onnxruntime, llama_cpp) are imported inside the commands
+that need them, so ``citeline --help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    help="Ask questions about ML conference papers and get answers that cite the exact entries.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+papers_app = typer.Typer(help="List and inspect the indexed papers.", no_args_is_help=True)
+app.add_typer(papers_app, name="papers")
+
+Collection = Annotated[str | None, typer.Option("--collection", "-c", help="Index collection name.")]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+TopK = Annotated[int | None, typer.Option("-k", help="Number of papers to retrieve.")]
+Mode = Annotated[str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.")]
+LLM = Annotated[str | None, typer.Option("--llm", help="auto, local, openai or none (extractive).")]
+Config = Annotated[Path | None, typer.Option("--config", help="TOML config file.", envvar="CITELINE_CONFIG")]
+
+
+def _settings(config: Path | None = None, **overrides):
+    from rag.settings import load_settings
+
+    return load_settings(config_file=config).replace(**overrides)
+
+
+def _progress():
+    """A rich progress bar fed by the ingest callback, on stderr so JSON output stays clean."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from rag.render import errors
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=errors, transient=True)  # fmt: skip
+    state: dict = {}
+
+    def update(event: str, amount: int, detail: str) -> None:
+        if event == "total":
+            state["task"] = bar.add_task(f"ingest {detail}", total=amount)
+        elif "task" in state:
+            bar.advance(state["task"], amount)
+
+    return bar, update
+
+
+def _ensure_index(settings) -> None:
+    from rag.ingest import ensure_index
+    from rag.render import errors
+
+    bar, update = _progress()
+    with bar:
+        report = ensure_index(settings, update)
+    if report:
+        errors.print(
+            f"[dim]indexed the bundled ICML 2026 corpus: {report.added} papers in {report.seconds:.1f}s[/]"
+        )
+
+
+@app.command()
+def ingest(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Paper lists (.txt, .jsonl, .json, .csv, optionally .gz) or folders.")
+    ],
+    collection: Collection = None,
+    json_out: Json = False,
+    config: Config = None,
+) -> None:
+    """Index paper lists; re-running adds only what changed."""
+    from rag import render
+    from rag.ingest import ingest as run_ingest
+
+    settings = _settings(config, collection=collection)
+    bar, update = _progress()
+    with bar:
+        report = run_ingest(paths, settings, update)
+    if json_out:
+        render.print_json(report.to_dict())
+    else:
+        render.ingest_report(report)
+
+
+@papers_app.command("list")
+def papers_list(
+    source: Annotated[str | None, typer.Option(help="Only papers from this source file.")] = None,
+    collection: Collection = None,
+    json_out: Json = False,
+    config: Config = None,
+) -> None:
+    """List the indexed papers with their IDs and provenance."""
+    from rag import render
+    from rag.library import list_papers
+
+    settings = _settings(config, collection=collection)
+    _ensure_index(settings)
+    papers = list_papers(settings, source)
+    if json_out:
+        render.print_json([p.to_dict() for p in papers])
+    else:
+        render.papers_table(papers)
+
+
+@papers_app.command("show")
+def papers_show(
+    paper_id: str, collection: Collection = None, json_out: Json = False, config: Config = None
+) -> None:
+    """Show one paper: full abstract, authors, source file and line."""
+    from rag import render
+    from rag.library import get_paper
+
+    settings = _settings(config, collection=collection)
+    _ensure_index(settings)
+    paper = get_paper(settings, paper_id)
+    if json_out:
+        render.print_json(paper.to_dict())
+    else:
+        render.paper_detail(paper)
+
+
+@app.command()
+def search(
+    query: str,
+    k: TopK = None,
+    mode: Mode = "hybrid",
+    no_floor: Annotated[
+        bool, typer.Option("--no-floor", help="Keep papers below the relevance floor.")
+    ] = False,
+    collection: Collection = None,
+    json_out: Json = False,
+    config: Config = None,
+) -> None:
+    """Rank papers for a query (hybrid dense + BM25 by default)."""
+    from rag import render
+    from rag.retrieval import Retriever
+
+    settings = _settings(config, collection=collection)
+    _ensure_index(settings)
+    hits = Retriever(settings).search(query, k=k or 10, mode=mode, floor=not no_floor)
+    if json_out:
+        render.print_json([h.to_dict() for h in hits])
+    else:
+        render.hits_table(hits, mode)
+
+
+@app.command()
+def ask(
+    question: str,
+    k: TopK = None,
+    mode: Mode = "hybrid",
+    llm: LLM = None,
+    collection: Collection = None,
+    json_out: Json = False,
+    config: Config = None,
+) -> None:
+    """Answer a question with citations to the papers it rests on."""
+    from rag import render
+    from rag.library import answer_chain
+
+    settings = _settings(config, collection=collection, llm=llm)
+    _ensure_index(settings)
+    chain = answer_chain(settings)
+    streaming = not json_out and sys.stdout.isatty()
+    answer = chain.ask(question, k=k, mode=mode, on_token=render.stream_token if streaming else None)
+    if json_out:
+        render.print_json(answer.to_dict())
+    else:
+        render.answer_footer(answer, streamed=streaming)
+
+
+@app.command()
+def chat(
+    k: TopK = None,
+    mode: Mode = "hybrid",
+    llm: LLM = None,
+    collection: Collection = None,
+    config: Config = None,
+) -> None:
+    """Interactive questions with follow-ups; reads a pipe too (one question per line)."""
+    from rag.chat import ChatSession
+    from rag.library import answer_chain
+
+    settings = _settings(config, collection=collection, llm=llm)
+    _ensure_index(settings)
+    ChatSession(answer_chain(settings), settings.data_dir / "chat_history", k=k, mode=mode).run()
+
+
+def main() -> None:
+    """Entry point: library errors become one line on stderr and exit code 1, never a traceback."""
+    from rag.errors import CitelineError
+
+    try:
+        app()
+    except CitelineError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+"""citeline: cited question answering over ML conference paper lists."""
+
+__version__ = "0.1.0"

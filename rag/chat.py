@@ -1,0 +1,124 @@
+"""The interactive chat: follow-ups that use the conversation, slash commands, saved history.
+
+Reads from a TTY with prompt_toolkit (line editing, history across sessions) or, when stdin is a
+pipe, line by line, so scripts and tests can drive it. Each question goes through the same
+:class:`AnswerChain` as ``ask``; the last turns are passed along so follow-ups are rewritten
+into standalone questions before retrieval.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+from rag import render
+from rag.chain import AnswerChain, Turn
+from rag.errors import CitelineError
+from rag.models import Answer
+
+HELP = """Commands:
+  /sources      the sources of the last answer
+  /show ID      a paper's full abstract and provenance
+  /reset        forget the conversation (follow-ups start fresh)
+  /help         this help
+  /exit         leave (Ctrl-D works too)
+Anything else is a question."""
+
+
+class ChatSession:
+    def __init__(self, chain: AnswerChain, history_file, k: int | None = None, mode: str = "hybrid") -> None:
+        self.chain = chain
+        self.history_file = history_file
+        self.k, self.mode = k, mode
+        self.turns: list[Turn] = []
+        self.last: Answer | None = None
+
+    def lines(self) -> Iterator[str]:
+        self.history_file.parent.mkdir(parents=True, exist_ok=True)
+        if sys.stdin.isatty():
+            from prompt_toolkit import PromptSession
+            from prompt_toolkit.history import FileHistory
+
+            session = PromptSession(history=FileHistory(str(self.history_file)))
+            while True:
+                try:
+                    yield session.prompt("citeline> ")
+                except KeyboardInterrupt:
+                    continue
+                except EOFError:
+                    return
+        for line in sys.stdin:
+            with self.history_file.open("a", encoding="utf-8") as fh:
+                fh.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')}\n+{line.rstrip()}\n")
+            yield line
+
+    def handle(self, line: str) -> bool:
+        """Process one input line; False means the session is over."""
+        line = line.strip()
+        if not line:
+            return True
+        if line.startswith("/"):
+            return self.command(line)
+        render.console.print(f"[bold cyan]> {render.escape(line)}[/]")
+        try:
+            answer = self.chain.ask(line, self.turns, k=self.k, mode=self.mode, on_token=render.stream_token)
+        except CitelineError as exc:
+            render.errors.print(f"[red]error:[/] {render.escape(str(exc))}")
+            return True
+        render.answer_footer(answer, streamed=True)
+        self.last = answer
+        if not answer.abstained:
+            self.turns.append(Turn(line, answer.text))
+        return True
+
+    def command(self, line: str) -> bool:
+        name, _, arg = line.partition(" ")
+        actions: dict[str, Callable[[str], bool]] = {
+            "/exit": lambda _: False,
+            "/quit": lambda _: False,
+            "/help": self._help,
+            "/reset": self._reset,
+            "/sources": self._sources,
+            "/show": self._show,
+        }
+        action = actions.get(name)
+        if action is None:
+            render.warn(f"unknown command {name}; /help lists them")
+            return True
+        return action(arg.strip())
+
+    def _help(self, _: str) -> bool:
+        render.console.print(HELP)
+        return True
+
+    def _reset(self, _: str) -> bool:
+        self.turns.clear()
+        self.last = None
+        render.console.print("[dim]Conversation cleared.[/]")
+        return True
+
+    def _sources(self, _: str) -> bool:
+        if self.last is None:
+            render.console.print("[dim]No answer yet.[/]")
+        else:
+            render.sources(self.last)
+        return True
+
+    def _show(self, paper_id: str) -> bool:
+        if not paper_id:
+            render.warn("usage: /show ID")
+            return True
+        paper = self.chain.retriever.store.paper(paper_id)
+        if paper is None:
+            render.warn(f"no paper with id {paper_id!r}")
+        else:
+            render.paper_detail(paper)
+        return True
+
+    def run(self) -> None:
+        if sys.stdin.isatty():
+            render.console.print(f"citeline chat · {self.chain.llm.name} · /help for commands")
+        for line in self.lines():
+            if not self.handle(line):
+                break

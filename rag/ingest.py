@@ -1,0 +1,191 @@
+"""Ingest paper lists: parse → chunk → diff against the index → embed what changed → upsert.
+
+Idempotent and restartable. Chunk IDs are stable (``<paper id>#<n>``) and every chunk carries its
+paper's content hash, so a re-run skips papers whose chunks are all present with the same hash,
+re-embeds changed ones, redoes any paper a crash left half-written, and deletes entries that
+vanished from their source file. New chunks are upserted before stale ones are deleted, so an
+interrupted run never leaves a paper with no chunks that it had before. One ingest per collection
+at a time (a lock file); the BM25 index is marked dirty while Chroma is written and rebuilt after.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag.chunking import chunk_paper, paper_hash
+from rag.corpus import Problem, expand_paths, parse_source
+from rag.embeddings import Embedder, make_embedder
+from rag.errors import CitelineError
+from rag.lexical import LexicalIndex
+from rag.models import Chunk
+from rag.resources import bundled_corpus
+from rag.settings import Settings
+from rag.store import Store
+
+EMBED_BATCH = 64
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    skipped: int = 0
+    chunks_written: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+
+    @property
+    def papers_ingested(self) -> int:
+        return self.added + self.updated + self.unchanged
+
+    def to_dict(self) -> dict:
+        data = {k: v for k, v in self.__dict__.items() if k != "problems"}
+        data["problems"] = [str(p) for p in self.problems]
+        return data
+
+
+# Called with (event, amount): "total" once per file with its paper count, "advance" per paper done.
+Progress = Callable[[str, int, str], None]
+
+
+def _noop(event: str, amount: int, detail: str) -> None:
+    pass
+
+
+def lexical_index(settings: Settings) -> LexicalIndex:
+    return LexicalIndex(settings.index_dir / "bm25" / settings.collection)
+
+
+def collection_lock(settings: Settings):
+    from filelock import FileLock
+
+    settings.index_dir.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(settings.index_dir / f"{settings.collection}.lock"))
+
+
+class _Writer:
+    """Buffers chunks so that embedding runs in batches, and writes each batch as it fills."""
+
+    def __init__(self, store: Store, embedder: Embedder, report: IngestReport) -> None:
+        self.store, self.embedder, self.report = store, embedder, report
+        self.pending: list[Chunk] = []
+        self.stale: list[str] = []
+
+    def add(self, chunks: Iterable[Chunk], stale: Iterable[str] = ()) -> None:
+        self.pending.extend(chunks)
+        self.stale.extend(stale)
+        if len(self.pending) >= EMBED_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            started = time.perf_counter()
+            vectors = self.embedder.embed_documents([c.text for c in self.pending])
+            self.report.embed_seconds += time.perf_counter() - started
+            self.store.upsert(self.pending, vectors)
+            self.report.chunks_written += len(self.pending)
+            self.pending = []
+        if self.stale:
+            self.store.delete(self.stale)
+            self.stale = []
+
+
+def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) -> IngestReport:
+    """Bring the collection in line with ``paths``. Raises only if nothing at all could be read."""
+    from filelock import Timeout
+
+    started = time.perf_counter()
+    report = IngestReport()
+    files = expand_paths(paths)
+    lock = collection_lock(settings)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise CitelineError(
+            f"another citeline ingest is writing collection {settings.collection!r}; wait for it to finish"
+        ) from None
+    try:
+        embedder = make_embedder(settings)
+        store = Store(settings)
+        store.open(embedder.name, create=True)
+        lexical = lexical_index(settings)
+        lexical.mark_dirty()
+        states = store.paper_states()
+        writer = _Writer(store, embedder, report)
+        for path in files:
+            try:
+                parsed = parse_source(path)
+            except CitelineError as exc:
+                report.problems.append(Problem(path.name, None, str(exc).removeprefix(f"{path}: ")))
+                continue
+            report.files += 1
+            report.problems.extend(parsed.problems)
+            report.skipped += sum(1 for p in parsed.problems if p.line is not None)
+            progress("total", len(parsed.papers), path.name)
+            seen: set[str] = set()
+            for paper in parsed.papers:
+                state = states.get(paper.id)
+                if state and state.source != paper.source:
+                    report.problems.append(
+                        Problem(
+                            paper.source,
+                            paper.line,
+                            f"id {paper.id!r} is already indexed from {state.source}; skipped",
+                        )
+                    )
+                    report.skipped += 1
+                    progress("advance", 1, "")
+                    continue
+                seen.add(paper.id)
+                digest = paper_hash(paper, settings.chunk_tokens, settings.chunk_overlap)
+                if state and state.is_complete(paper.id, digest):
+                    report.unchanged += 1
+                else:
+                    chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
+                    stale = state.chunk_ids - {c.id for c in chunks} if state else set()
+                    writer.add(chunks, stale)
+                    if state:
+                        report.updated += 1
+                    else:
+                        report.added += 1
+                progress("advance", 1, "")
+            gone = [pid for pid, st in states.items() if st.source == path.name and pid not in seen]
+            for pid in gone:
+                writer.add((), states.pop(pid).chunk_ids)
+            report.removed += len(gone)
+            writer.flush()
+        writer.flush()
+        lexical.rebuild(store)
+    finally:
+        lock.release()
+    report.seconds = time.perf_counter() - started
+    if report.papers_ingested == 0 and report.removed == 0:
+        detail = "; ".join(str(p) for p in report.problems[:3]) or "the files hold no papers"
+        raise CitelineError(f"nothing could be ingested: {detail}")
+    return report
+
+
+def ensure_index(settings: Settings, progress: Progress = _noop) -> IngestReport | None:
+    """Ingest the bundled ICML 2026 corpus when the collection does not exist yet or is empty."""
+    store = Store(settings)
+    if store.exists():
+        embedder_name = make_embedder(settings).name
+        if store.open(embedder_name).count() > 0:
+            return None
+    return ingest(bundled_corpus(), settings, progress)
+
+
+def paper_hashes(paths: list[Path], settings: Settings) -> dict[str, str]:
+    """Content hashes of the papers in ``paths`` (for tests and diagnostics)."""
+    return {
+        p.id: paper_hash(p, settings.chunk_tokens, settings.chunk_overlap)
+        for path in expand_paths(paths)
+        for p in parse_source(path).papers
+    }

@@ -1,0 +1,102 @@
+"""A BM25 index (bm25s) beside the vector store, rebuilt from the store so the two always agree.
+
+Lexical matching catches what dense MiniLM misses: method names (AdaSCALE, OptFS), numbers and
+rare terms. The index is derived data: it is rebuilt from Chroma's documents after every ingest,
+and whenever it is missing, marked dirty by an interrupted ingest, or its chunk count disagrees
+with the store's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from rag.store import Store
+
+_STOPWORDS = "en"
+
+
+def _stemmer():
+    try:
+        import Stemmer
+
+        return Stemmer.Stemmer("english")
+    except ImportError:  # optional: plain tokens still work, recall on word forms is lower
+        return None
+
+
+class LexicalIndex:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._retriever = None
+        self._ids: list[str] = []
+
+    @property
+    def _dirty_marker(self) -> Path:
+        return self.directory.with_name(self.directory.name + ".dirty")
+
+    def mark_dirty(self) -> None:
+        self.directory.parent.mkdir(parents=True, exist_ok=True)
+        self._dirty_marker.touch()
+
+    def is_current(self, chunk_count: int) -> bool:
+        meta = self.directory / "citeline.json"
+        if self._dirty_marker.exists() or not meta.is_file():
+            return False
+        return json.loads(meta.read_text()).get("count") == chunk_count
+
+    def rebuild(self, store: Store) -> int:
+        """Index every chunk in ``store``; written to a temp dir and swapped in atomically."""
+        import bm25s
+
+        ids, texts = [], []
+        for chunk_id, text in store.all_chunks():
+            ids.append(chunk_id)
+            texts.append(text)
+        tmp = self.directory.with_name(self.directory.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        if ids:
+            tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=_stemmer(), show_progress=False)
+            retriever = bm25s.BM25()
+            retriever.index(tokens, show_progress=False)
+            retriever.save(str(tmp), show_progress=False)
+        (tmp / "ids.json").write_text(json.dumps(ids))
+        (tmp / "citeline.json").write_text(json.dumps({"count": len(ids)}))
+        old = self.directory.with_name(self.directory.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if self.directory.exists():
+            os.replace(self.directory, old)
+        os.replace(tmp, self.directory)
+        shutil.rmtree(old, ignore_errors=True)
+        self._dirty_marker.unlink(missing_ok=True)
+        self._retriever = None
+        return len(ids)
+
+    def ensure_current(self, store: Store) -> None:
+        if not self.is_current(store.count()):
+            self.rebuild(store)
+
+    def _load(self) -> None:
+        import bm25s
+
+        self._ids = json.loads((self.directory / "ids.json").read_text())
+        self._retriever = bm25s.BM25.load(str(self.directory), show_progress=False) if self._ids else None
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) for chunks sharing a term with ``query``, best first."""
+        import bm25s
+
+        if self._retriever is None:
+            self._load()
+        if self._retriever is None:
+            return []
+        tokens = bm25s.tokenize([query], stopwords=_STOPWORDS, stemmer=_stemmer(), show_progress=False)
+        vocab = set(tokens.vocab)
+        if not vocab or not (vocab & set(self._retriever.vocab_dict)):
+            return []
+        query_tokens = [[t for t in tokens.vocab if t in self._retriever.vocab_dict]]
+        docs, scores = self._retriever.retrieve(query_tokens, k=min(k, len(self._ids)), show_progress=False)
+        return [(self._ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]

@@ -1,0 +1,120 @@
+"""Terminal output: rich tables and panels for people, plain JSON for scripts.
+
+Everything the CLI shows goes through here, so the CLI stays a thin argument parser and the
+look of a source list is defined once for ``ask``, ``chat`` and ``search``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from rag.ingest import IngestReport
+from rag.models import Answer, Hit, Paper
+
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def warn(message: str) -> None:
+    errors.print(f"[yellow]warning:[/] {escape(message)}")
+
+
+def ingest_report(report: IngestReport) -> None:
+    for problem in report.problems:
+        warn(str(problem))
+    console.print(
+        f"[bold]{report.added}[/] added, [bold]{report.updated}[/] updated, "
+        f"[bold]{report.unchanged}[/] unchanged, "
+        f"[bold]{report.removed}[/] removed, [bold]{report.skipped}[/] skipped "
+        f"from {report.files} file(s) in {report.seconds:.1f}s "
+        f"({report.chunks_written} chunks embedded in {report.embed_seconds:.1f}s)"
+    )
+
+
+def papers_table(papers: list[Paper]) -> None:
+    table = Table(show_lines=False, box=None, pad_edge=False)
+    for column in ("ID", "Label", "Venue", "Source"):
+        table.add_column(
+            column, overflow="fold" if column == "Label" else "ellipsis", no_wrap=column != "Label"
+        )
+    for paper in papers:
+        venue = " ".join(str(x) for x in (paper.venue, paper.year) if x)
+        table.add_row(paper.id, escape(paper.display), venue, f"{paper.source}:{paper.line}")
+    console.print(table)
+    console.print(f"[dim]{len(papers)} papers[/]")
+
+
+def paper_detail(paper: Paper) -> None:
+    console.print(f"[bold]{escape(paper.display)}[/]  [dim]{paper.id}[/]")
+    if paper.authors:
+        console.print(escape(", ".join(paper.authors)))
+    meta = [
+        " ".join(str(x) for x in (paper.venue, paper.year) if x),
+        f"{paper.source}:{paper.line}",
+        paper.url,
+    ]
+    console.print("[dim]" + escape("  ·  ".join(m for m in meta if m)) + "[/]")
+    console.print()
+    console.print(escape(paper.abstract), soft_wrap=False)
+
+
+def hits_table(hits: list[Hit], mode: str) -> None:
+    if not hits:
+        console.print("[dim]No paper is relevant enough to this query.[/]")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("#", "Score", "Sim", "ID", "Label", "Source"):
+        table.add_column(
+            column, overflow="fold" if column == "Label" else "ellipsis", no_wrap=column != "Label"
+        )
+    for n, hit in enumerate(hits, start=1):
+        sim = "" if hit.similarity is None else f"{hit.similarity:.2f}"
+        table.add_row(str(n), f"{hit.score:.4f}", sim, hit.paper.id, escape(hit.paper.display),
+                      f"{hit.paper.source}:{hit.paper.line}")  # fmt: skip
+    console.print(table)
+    console.print(f"[dim]mode: {mode}[/]")
+
+
+def stream_token(piece: str) -> None:
+    sys.stdout.write(piece)
+    sys.stdout.flush()
+
+
+def answer_footer(answer: Answer, streamed: bool) -> None:
+    """After a streamed answer: what validation changed, then the numbered sources."""
+    if streamed:
+        sys.stdout.write("\n")
+    else:
+        console.print(escape(answer.text))
+    if answer.invalid_keys:
+        warn(f"removed citation(s) not in the context: {', '.join(answer.invalid_keys)}")
+        if streamed:
+            console.print(f"[dim]checked answer:[/] {escape(answer.text)}")
+    if not answer.grounded:
+        warn("this answer cites none of the retrieved papers: treat it as ungrounded")
+    sources(answer)
+
+
+def sources(answer: Answer) -> None:
+    if answer.abstained and not answer.citations:
+        if answer.retrieved:
+            console.print("[dim]Closest papers: " + ", ".join(h.paper.id for h in answer.retrieved) + "[/]")
+        return
+    console.print()
+    console.print("[bold]Sources[/]")
+    for n, citation in enumerate(answer.citations, start=1):
+        paper = citation.paper
+        console.print(
+            f" {n}. [{escape(citation.key)}] {escape(paper.display)}  [dim]{paper.source}:{paper.line}[/]"
+        )
+    console.print(f"[dim]{answer.model} · {answer.timings.get('total', 0):.1f}s[/]")

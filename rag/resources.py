@@ -1,0 +1,23 @@
+"""Locate files shipped with citeline (prompts, the bundled corpus) in a checkout or a wheel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def resource_dir(name: str) -> Path:
+    """``prompts`` or ``data/icml2026``: in a wheel under ``rag/_resources``, else the repo root."""
+    for candidate in (_PACKAGE / "_resources" / name, _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"citeline resource {name!r} is missing from the installation")
+
+
+def bundled_corpus() -> list[Path]:
+    return sorted(resource_dir("data/icml2026").glob("*.txt"))
+
+
+def prompt_text(name: str) -> str:
+    return (resource_dir("prompts") / f"{name}.txt").read_text(encoding="utf-8")

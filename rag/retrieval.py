@@ -1,0 +1,140 @@
+"""Find the papers relevant to a question: dense, BM25, or both fused by reciprocal rank.
+
+Retrieval works on chunks and returns papers: each paper appears once, represented by its best
+chunk (a per-paper cap of one, which is what keeps four sources from being four pieces of one
+abstract). A relevance floor on the dense similarity drops off-topic papers, so a question the
+corpus cannot answer retrieves nothing and the chain can abstain without calling the LLM. A
+paper below the floor is still kept when the question names a coined term (AdaSCALE, OptFS) that
+its text contains: such exact matches are the strongest evidence there is, in any language.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.chunking import paper_from_metadata
+from rag.embeddings import Embedder, make_embedder
+from rag.errors import CitelineError
+from rag.ingest import ensure_index, lexical_index
+from rag.labels import is_coined_name
+from rag.models import Hit
+from rag.settings import Settings
+from rag.store import Store
+
+MODES = ("hybrid", "dense", "bm25")
+RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
+_TERM = re.compile(r"[A-Za-z][\w\-]*\w")
+
+
+def coined_terms(text: str) -> set[str]:
+    return {t for t in _TERM.findall(text) if len(t) >= 4 and is_coined_name(t, set())}
+
+
+@dataclass
+class _Candidate:
+    chunk_id: str
+    meta: dict
+    similarity: float | None = None
+    bm25: float | None = None
+    dense_rank: int | None = None
+    bm25_rank: int | None = None
+
+
+class Retriever:
+    """Hybrid retrieval over one collection; build once per session and reuse (models load once)."""
+
+    def __init__(
+        self, settings: Settings, embedder: Embedder | None = None, store: Store | None = None
+    ) -> None:
+        self.settings = settings
+        self.embedder = embedder or make_embedder(settings)
+        ensure_index(settings)
+        self.store = store or Store(settings)
+        self.store.open(self.embedder.name)
+        self.lexical = lexical_index(settings)
+        self.lexical.ensure_current(self.store)
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str = "hybrid",
+        floor: bool = True,
+        pool: int | None = None,
+    ) -> list[Hit]:
+        if mode not in MODES:
+            raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
+        k = k or self.settings.top_k
+        pool = pool or max(4 * k, 20)
+        query_vector = self.embedder.embed_query(query)
+        papers: dict[str, _Candidate] = {}
+
+        if mode in ("dense", "hybrid"):
+            rank = 0
+            for chunk_id, similarity, meta in self.store.query(query_vector, pool * 2):
+                pid = str(meta["paper_id"])
+                if pid not in papers:
+                    rank += 1
+                    papers[pid] = _Candidate(chunk_id, meta, similarity=similarity, dense_rank=rank)
+        if mode in ("bm25", "hybrid"):
+            lexical = self.lexical.search(query, pool * 2)
+            metas = self.store.chunks_by_id([cid for cid, _ in lexical if cid.split("#")[0] not in papers])
+            rank = 0
+            for chunk_id, score in lexical:
+                pid = chunk_id.rsplit("#", 1)[0]
+                candidate = papers.get(pid)
+                if candidate is None:
+                    if chunk_id not in metas:
+                        continue  # the lexical index is ahead of a store being rewritten
+                    candidate = papers[pid] = _Candidate(chunk_id, metas[chunk_id])
+                if candidate.bm25_rank is None:
+                    rank += 1
+                    candidate.bm25, candidate.bm25_rank = score, rank
+        self._fill_similarity(papers, query_vector)
+
+        hits = []
+        terms = coined_terms(query)
+        for candidate in papers.values():
+            if (mode == "dense" and candidate.dense_rank is None) or (
+                mode == "bm25" and candidate.bm25_rank is None
+            ):
+                continue
+            if floor and not self._passes_floor(candidate, terms):
+                continue
+            score = sum(
+                1.0 / (RRF_K + r) for r in (candidate.dense_rank, candidate.bm25_rank) if r is not None
+            )
+            if mode == "dense":
+                score = candidate.similarity or 0.0
+            elif mode == "bm25":
+                score = candidate.bm25 or 0.0
+            hits.append(
+                Hit(
+                    paper=paper_from_metadata(candidate.meta),
+                    score=score,
+                    similarity=candidate.similarity,
+                    bm25=candidate.bm25,
+                    text=str(candidate.meta.get("abstract", "")),
+                )
+            )
+        hits.sort(key=lambda h: (-h.score, h.paper.id))
+        return hits[:k]
+
+    def _passes_floor(self, candidate: _Candidate, terms: set[str]) -> bool:
+        if candidate.similarity is not None and candidate.similarity >= self.settings.min_similarity:
+            return True
+        text = str(candidate.meta.get("abstract", "")) + " " + str(candidate.meta.get("title", ""))
+        return any(term in text for term in terms)
+
+    def _fill_similarity(self, papers: dict[str, _Candidate], query_vector: list[float]) -> None:
+        """Dense similarity for candidates that only BM25 found, so one floor applies to all."""
+        missing = [c for c in papers.values() if c.similarity is None]
+        if not missing:
+            return
+        got = self.store.collection.get(ids=[c.chunk_id for c in missing], include=["embeddings"])
+        vectors = dict(zip(got["ids"], got["embeddings"], strict=True))
+        for candidate in missing:
+            vector = vectors.get(candidate.chunk_id)
+            if vector is not None:
+                candidate.similarity = float(sum(a * b for a, b in zip(vector, query_vector, strict=True)))

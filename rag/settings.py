@@ -1,0 +1,130 @@
+"""One settings object, built from defaults, an optional TOML file and environment variables.
+
+Precedence (lowest to highest): built-in defaults, the config file, ``CITELINE_*`` environment
+variables, then explicit overrides (CLI flags). The object is passed down explicitly; no module
+reads the environment on its own, which keeps tests hermetic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rag.errors import CitelineError
+
+LLM_CHOICES = ("auto", "local", "openai", "none")
+
+
+def _default_data_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("citeline", appauthor=False))
+
+
+def _default_config_file() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("citeline", appauthor=False)) / "config.toml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = field(default_factory=_default_data_dir)
+    collection: str = "default"
+    chroma_url: str | None = None
+    embedding: str = "minilm"
+    chunk_tokens: int = 200
+    chunk_overlap: int = 32
+    top_k: int = 4
+    # Cosine similarity (MiniLM) below which a paper is not considered relevant at all.
+    min_similarity: float = 0.34
+    llm: str = "auto"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    local_model: str = "qwen2.5-coder-1.5b"
+    llm_timeout: float = 180.0
+    llm_retries: int = 2
+    llm_max_tokens: int = 384
+    context_tokens: int = 4096
+    api_key: str | None = field(default=None, repr=False)
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "index"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+    def replace(self, **changes: Any) -> Settings:
+        """Return a copy with the non-None ``changes`` applied (CLI flags left unset are None)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+# Environment variable -> settings field. OPENAI_API_KEY is read because every OpenAI client does.
+_ENV = {
+    "CITELINE_DATA_DIR": "data_dir",
+    "CITELINE_COLLECTION": "collection",
+    "CITELINE_CHROMA_URL": "chroma_url",
+    "CITELINE_EMBEDDING": "embedding",
+    "CITELINE_CHUNK_TOKENS": "chunk_tokens",
+    "CITELINE_CHUNK_OVERLAP": "chunk_overlap",
+    "CITELINE_TOP_K": "top_k",
+    "CITELINE_MIN_SIMILARITY": "min_similarity",
+    "CITELINE_LLM": "llm",
+    "CITELINE_LLM_BASE_URL": "llm_base_url",
+    "CITELINE_LLM_MODEL": "llm_model",
+    "CITELINE_LOCAL_MODEL": "local_model",
+    "CITELINE_LLM_TIMEOUT": "llm_timeout",
+    "CITELINE_LLM_RETRIES": "llm_retries",
+    "CITELINE_LLM_MAX_TOKENS": "llm_max_tokens",
+    "CITELINE_CONTEXT_TOKENS": "context_tokens",
+    "OPENAI_API_KEY": "api_key",
+}
+_FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def _coerce(name: str, value: Any, origin: str) -> Any:
+    kind = _FIELDS[name].type
+    try:
+        if kind == "Path":
+            return Path(str(value)).expanduser()
+        if kind == "int":
+            return int(value)
+        if kind == "float":
+            return float(value)
+        return str(value) if value != "" else None
+    except (TypeError, ValueError):
+        raise CitelineError(f"{origin}: {name} must be {kind}, got {value!r}") from None
+
+
+def load_settings(env: dict[str, str] | None = None, config_file: Path | None = None) -> Settings:
+    """Build the settings from the config file and the environment (``os.environ`` by default)."""
+    env = dict(os.environ) if env is None else env
+    values: dict[str, Any] = {}
+    path = config_file or (Path(env["CITELINE_CONFIG"]) if env.get("CITELINE_CONFIG") else None)
+    explicit = path is not None
+    path = path or _default_config_file()
+    if path.is_file():
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise CitelineError(f"{path}: not valid TOML ({exc})") from None
+        table = table.get("citeline", table)
+        for key, value in table.items():
+            if key not in _FIELDS or key == "api_key":
+                raise CitelineError(f"{path}: unknown setting {key!r}")
+            values[key] = _coerce(key, value, str(path))
+    elif explicit:
+        raise CitelineError(f"config file not found: {path}")
+    for var, name in _ENV.items():
+        if env.get(var):
+            values[name] = _coerce(name, env[var], var)
+    settings = Settings(**values)
+    if settings.llm not in LLM_CHOICES:
+        raise CitelineError(f"llm must be one of {', '.join(LLM_CHOICES)}, got {settings.llm!r}")
+    return settings
