@@ -139,11 +139,20 @@ class OpenAIEmbedder:
         return self.embed_documents([text])[0]
 
 
+_MINILM: MiniLMEmbedder | None = None
+
+
 def make_embedder(settings) -> Embedder:
-    """``minilm`` (default) or ``openai[:MODEL]`` from ``settings.embedding``."""
+    """``minilm`` (default) or ``openai[:MODEL]`` from ``settings.embedding``.
+
+    The ONNX session is shared by the whole process: loading it costs ~0.5 s and it is
+    stateless, so ingest, retrieval and the extractive answerer all use one.
+    """
+    global _MINILM
     spec = settings.embedding
     if spec in ("minilm", MINILM):
-        return MiniLMEmbedder()
+        _MINILM = _MINILM or MiniLMEmbedder()
+        return _MINILM
     if spec == "openai" or spec.startswith("openai:"):
         model = spec.partition(":")[2] or OPENAI_DEFAULT
         return OpenAIEmbedder(model, settings.api_key, settings.llm_base_url, settings.llm_timeout)

@@ -1,0 +1,129 @@
+"""Shared fixtures: real Chroma (embedded, and a server when one is reachable), real embeddings.
+
+Servers: ``.ci/run`` starts a Chroma server and the embedded model's llama.cpp server and passes
+their URLs in ``CITELINE_TEST_CHROMA_URL`` / ``CITELINE_TEST_LLM_URL``. When they are unset,
+the fixtures start their own on a free loopback port, so ``python -m pytest`` alone runs the
+same tests. Start-up failures fail the tests that need the server, loudly.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+
+from rag.resources import bundled_corpus
+from rag.settings import Settings
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+ICML2024 = SHARED / "corpora" / "icml2024.jsonl.gz"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait(url: str, process: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server for {url} exited with {process.returncode}")
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    raise RuntimeError(f"server at {url} did not come up in {timeout}s")
+
+
+def _start(command: list[str], health: str, timeout: float, log: Path) -> subprocess.Popen:
+    process = subprocess.Popen(
+        command, stdout=log.open("wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+    )
+    try:
+        _wait(health, process, timeout)
+    except RuntimeError:
+        process.kill()
+        raise
+    return process
+
+
+@pytest.fixture(scope="session")
+def chroma_server_url(tmp_path_factory) -> str:
+    if os.environ.get("CITELINE_TEST_CHROMA_URL"):
+        return os.environ["CITELINE_TEST_CHROMA_URL"]
+    chroma = shutil.which("chroma")
+    if chroma is None:
+        pytest.fail("the `chroma` CLI (from chromadb) is not on PATH; cannot start a Chroma server")
+    port = _free_port()
+    root = tmp_path_factory.mktemp("chroma-server")
+    command = [chroma, "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(root / "db")]
+    process = _start(command, f"http://127.0.0.1:{port}/api/v2/heartbeat", 60, root / "log")
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def llm_server_url(tmp_path_factory) -> str:
+    """A real OpenAI-compatible server running the embedded default model."""
+    if os.environ.get("CITELINE_TEST_LLM_URL"):
+        return os.environ["CITELINE_TEST_LLM_URL"]
+    from rag.local_models import ensure_weights, lookup
+
+    settings = Settings()
+    weights = ensure_weights(lookup(settings.local_model), settings.models_dir)
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llm-server") / "log"
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights), "--host", "127.0.0.1",
+               "--port", str(port), "--n_ctx", "4096"]  # fmt: skip
+    process = _start(command, f"http://127.0.0.1:{port}/v1/models", 300, log)
+    yield f"http://127.0.0.1:{port}/v1"
+    process.terminate()
+    process.wait(timeout=20)
+
+
+@pytest.fixture(params=["embedded", "server"])
+def store_settings(request, tmp_path) -> Settings:
+    """Fresh settings per test, against embedded Chroma and against a real Chroma server."""
+    settings = Settings(data_dir=tmp_path / "data", collection=f"t{uuid.uuid4().hex[:10]}")
+    if request.param == "server":
+        settings = settings.replace(chroma_url=request.getfixturevalue("chroma_server_url"))
+    return settings
+
+
+@pytest.fixture(scope="session")
+def seed_settings(tmp_path_factory) -> Settings:
+    """One index of the bundled corpus for the whole session (ingest is the slow part)."""
+    from rag.ingest import ingest
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("seed-index"), llm="none")
+    ingest(bundled_corpus(), settings)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def seed_retriever(seed_settings):
+    from rag.retrieval import Retriever
+
+    return Retriever(seed_settings)
+
+
+@pytest.fixture
+def seed_copy(tmp_path) -> Path:
+    """A writable copy of the bundled seed lists, for tests that edit entries."""
+    target = tmp_path / "seeds"
+    target.mkdir()
+    for path in bundled_corpus():
+        shutil.copy(path, target / path.name)
+    return target
