@@ -87,7 +87,7 @@ class AnswerChain:
         parts: list[str] = []
         try:
             for piece in chain.stream(variables):
-                if not parts and piece:
+                if piece and "first_token" not in timings:
                     timings["first_token"] = time.perf_counter() - started
                 parts.append(piece)
                 if on_token:
@@ -121,10 +121,13 @@ class AnswerChain:
         fixed = count_tokens(self._system) + count_tokens(question) + 64
         return max(256, self.settings.context_tokens - self.settings.llm_max_tokens - fixed)
 
-    def retrieve(self, question: str, standalone: str, k: int | None, mode: str) -> list[Hit]:
+    def retrieve(
+        self, question: str, standalone: str, k: int | None, mode: str, follow_up: bool
+    ) -> list[Hit]:
         hits = self.retriever.search(standalone, k=k, mode=mode)
-        if standalone != question:
-            # The original wording still matters: coined names and numbers match exactly.
+        if standalone != question and not follow_up:
+            # A translated question's original wording still matters: coined names and
+            # numbers match exactly. A follow-up's fragment ("and in far-OOD?") would only add noise.
             seen = {h.paper.id for h in hits}
             extra = [h for h in self.retriever.search(question, k=k, mode=mode) if h.paper.id not in seen]
             hits = (hits + extra)[: k or self.settings.top_k]
@@ -146,7 +149,7 @@ class AnswerChain:
         standalone = self.standalone_question(question, history)
         timings["rewrite"] = time.perf_counter() - started
         mark = time.perf_counter()
-        hits = self.retrieve(question, standalone, k, mode)
+        hits = self.retrieve(question, standalone, k, mode, follow_up=bool(history))
         timings["retrieve"] = time.perf_counter() - mark
 
         def finish(text: str, abstained: bool, keyed: dict) -> Answer:

@@ -36,7 +36,9 @@ class CheckedCitations:
 
 def _looks_like_key(token: str, keys: dict[str, Paper]) -> bool:
     """Tell a citation attempt ([P9], [000-99]) from ordinary brackets ([0, 1] in an interval)."""
-    return token in keys or bool(re.fullmatch(r"(?:[A-Z]{1,2}\d{1,3}|\d{3}-\d{2,4}|[\w\-]{6,12})", token))
+    return token in keys or bool(
+        re.fullmatch(r"(?:[A-Z]{1,2}\d{1,3}|\d{3}-\d{2,4}|(?=[^\d]*\d)[\w\-]{6,12})", token)
+    )
 
 
 def check_citations(answer: str, keys: dict[str, Paper]) -> CheckedCitations:

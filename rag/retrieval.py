@@ -2,7 +2,8 @@
 
 Retrieval works on chunks and returns papers: each paper appears once, represented by its best
 chunk (a per-paper cap of one, which is what keeps four sources from being four pieces of one
-abstract). A relevance floor on the dense similarity drops off-topic papers, so a question the
+abstract). A relevance floor on the dense similarity (absolute, and relative to the best match) drops
+off-topic papers, so a question the
 corpus cannot answer retrieves nothing and the chain can abstain without calling the LLM. A
 paper below the floor is still kept when the question names a coined term (AdaSCALE, OptFS) that
 its text contains: such exact matches are the strongest evidence there is, in any language.
@@ -95,12 +96,14 @@ class Retriever:
 
         hits = []
         terms = coined_terms(query)
+        best = max((c.similarity or 0.0 for c in papers.values()), default=0.0)
+        threshold = max(self.settings.min_similarity, best - self.settings.similarity_margin)
         for candidate in papers.values():
             if (mode == "dense" and candidate.dense_rank is None) or (
                 mode == "bm25" and candidate.bm25_rank is None
             ):
                 continue
-            if floor and not self._passes_floor(candidate, terms):
+            if floor and not self._passes_floor(candidate, terms, threshold):
                 continue
             score = sum(
                 1.0 / (RRF_K + r) for r in (candidate.dense_rank, candidate.bm25_rank) if r is not None
@@ -121,8 +124,8 @@ class Retriever:
         hits.sort(key=lambda h: (-h.score, h.paper.id))
         return hits[:k]
 
-    def _passes_floor(self, candidate: _Candidate, terms: set[str]) -> bool:
-        if candidate.similarity is not None and candidate.similarity >= self.settings.min_similarity:
+    def _passes_floor(self, candidate: _Candidate, terms: set[str], threshold: float) -> bool:
+        if candidate.similarity is not None and candidate.similarity >= threshold:
             return True
         text = str(candidate.meta.get("abstract", "")) + " " + str(candidate.meta.get("title", ""))
         return any(term in text for term in terms)

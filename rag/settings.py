@@ -42,6 +42,8 @@ class Settings:
     top_k: int = 4
     # Cosine similarity (MiniLM) below which a paper is not considered relevant at all.
     min_similarity: float = 0.34
+    # Papers this far below the best match are dropped too: a strong match makes weak ones noise.
+    similarity_margin: float = 0.25
     llm: str = "auto"
     llm_base_url: str | None = None
     llm_model: str | None = None
@@ -75,6 +77,7 @@ _ENV = {
     "CITELINE_CHUNK_OVERLAP": "chunk_overlap",
     "CITELINE_TOP_K": "top_k",
     "CITELINE_MIN_SIMILARITY": "min_similarity",
+    "CITELINE_SIMILARITY_MARGIN": "similarity_margin",
     "CITELINE_LLM": "llm",
     "CITELINE_LLM_BASE_URL": "llm_base_url",
     "CITELINE_LLM_MODEL": "llm_model",

@@ -61,7 +61,8 @@ def _start(command: list[str], health: str, timeout: float, log: Path) -> subpro
 @pytest.fixture(scope="session")
 def chroma_server_url(tmp_path_factory) -> str:
     if os.environ.get("CITELINE_TEST_CHROMA_URL"):
-        return os.environ["CITELINE_TEST_CHROMA_URL"]
+        yield os.environ["CITELINE_TEST_CHROMA_URL"]
+        return
     chroma = shutil.which("chroma")
     if chroma is None:
         pytest.fail("the `chroma` CLI (from chromadb) is not on PATH; cannot start a Chroma server")
@@ -78,7 +79,8 @@ def chroma_server_url(tmp_path_factory) -> str:
 def llm_server_url(tmp_path_factory) -> str:
     """A real OpenAI-compatible server running the embedded default model."""
     if os.environ.get("CITELINE_TEST_LLM_URL"):
-        return os.environ["CITELINE_TEST_LLM_URL"]
+        yield os.environ["CITELINE_TEST_LLM_URL"]
+        return
     from rag.local_models import ensure_weights, lookup
 
     settings = Settings()

@@ -1,4 +1,5 @@
 import hashlib
+import itertools
 import os
 from pathlib import Path
 
@@ -27,7 +28,7 @@ def test_long_text_splits_on_sentences_within_budget_with_overlap():
     assert len(chunks) > 3
     assert all(count_tokens(c) <= 60 for c in chunks)
     assert all(c.endswith(".") for c in chunks)  # never cut mid-sentence
-    for left, right in zip(chunks, chunks[1:], strict=False):
+    for left, right in itertools.pairwise(chunks):
         assert left.split(". ")[-1].rstrip(".") in right  # the last sentence is carried over
 
 

@@ -45,8 +45,8 @@ def test_abstract_text_is_kept_faithfully_with_only_whitespace_normalised(tmp_pa
 
 def test_untitled_paper_without_method_name_gets_truncated_first_sentence(tmp_path):
     path = tmp_path / "x.txt"
-    path.write_text("Header 2026\n" + "Training with differential privacy guarantees dataset members that they cannot be "
-                    "identified by users of the released model. Second sentence.\n")  # fmt: skip
+    first = "Training with differential privacy guarantees dataset members that they cannot be identified."
+    path.write_text(f"Header 2026\n{first} Second sentence.\n")
     label = parse_source(path).papers[0].label
     assert label.startswith("Training with differential privacy") and label.endswith("…")
     assert len(label) <= 61
@@ -57,7 +57,8 @@ def test_jsonl_gz_from_the_shared_corpus_keeps_record_ids_titles_and_authors():
         pytest.skip("../shared/corpora is not beside this checkout")
     parsed = parse_source(ICML2024)
     assert len(parsed.papers) == 2634 and not parsed.problems
-    first = json.loads(gzip.open(ICML2024, "rt").readline())
+    with gzip.open(ICML2024, "rt") as fh:
+        first = json.loads(fh.readline())
     paper = parsed.papers[0]
     assert paper.id == first["id"] and paper.title == first["title"].strip()
     assert paper.authors == tuple(first["authors"]) and paper.year == 2024 and paper.line == 1

@@ -1,0 +1,134 @@
+"""Chain logic with a scripted chat model: citation checks, abstention, follow-up rewriting."""
+
+import pytest
+
+from rag.chain import AnswerChain, Turn, is_refusal, refusal_sentence
+from rag.citations import assign_keys, check_citations
+from rag.llm import LLMHandle
+from rag.models import Hit, Paper
+
+from .fakes import ScriptedChatModel
+
+
+def _paper(pid: str) -> Paper:
+    return Paper(id=pid, abstract=f"Abstract of {pid}.", label=pid, source="s.txt", line=2)
+
+
+def test_keys_are_short_paper_ids_and_long_ids_get_positional_keys():
+    hits = [Hit(_paper("000-02"), 1.0), Hit(_paper("icml2024-poster-12345"), 0.5)]
+    assert list(assign_keys(hits)) == ["000-02", "S2"]
+
+
+def test_invalid_keys_are_removed_and_reported_and_valid_ones_resolved():
+    keys = {"000-02": _paper("000-02"), "003-01": _paper("003-01")}
+    checked = check_citations("AdaSCALE wins [000-02]. C3 detects it [003-01, 999-99]. Bogus [P7].", keys)
+    assert checked.text == "AdaSCALE wins [000-02]. C3 detects it [003-01]. Bogus."
+    assert [c.paper.id for c in checked.citations] == ["000-02", "003-01"]
+    assert checked.invalid == ["999-99", "P7"]
+
+
+def test_ordinary_brackets_are_not_taken_for_citations():
+    checked = check_citations(
+        "Values lie in [0, 1] and see [the appendix] [000-02].", {"000-02": _paper("000-02")}
+    )
+    assert checked.text == "Values lie in [0, 1] and see [the appendix] [000-02]."
+    assert not checked.invalid
+
+
+def test_refusal_is_recognised_exactly_and_when_paraphrased():
+    assert is_refusal(refusal_sentence())
+    assert is_refusal("The learning rate is not mentioned in the abstracts.")
+    assert not is_refusal("AdaSCALE beats OptFS by 14.94% [000-02].")
+
+
+def _chain(seed_settings, seed_retriever, replies):
+    model = ScriptedChatModel(replies=list(replies), prompts=[])
+    return AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted")), model
+
+
+QUESTION = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
+
+
+def test_answer_with_valid_citation_is_grounded_and_maps_to_the_paper(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, ["AdaSCALE beats OptFS by 14.94% [000-02]."])
+    answer = chain.ask(QUESTION)
+    assert answer.grounded and not answer.abstained
+    assert [(c.paper.id, c.paper.line) for c in answer.citations] == [("000-02", 5)]
+    prompt = "\n".join(m.content for m in model.prompts[0])
+    assert "[000-02] AdaSCALE" in prompt and "14.94%" in prompt  # markup unwrapped for the model
+
+
+def test_hallucinated_key_is_never_shown_as_a_source(seed_settings, seed_retriever):
+    chain, _ = _chain(seed_settings, seed_retriever, ["It wins by 14.94% [000-02][123-45]."])
+    answer = chain.ask(QUESTION)
+    assert [c.paper.id for c in answer.citations] == ["000-02"]
+    assert answer.invalid_keys == ["123-45"] and "123-45" not in answer.text
+
+
+def test_uncited_answer_gets_one_repair_and_is_flagged_if_still_uncited(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, ["It wins by 14.94%.", "Still 14.94%."])
+    answer = chain.ask(QUESTION)
+    assert len(model.prompts) == 2 and not answer.grounded and not answer.citations
+
+
+def test_repair_that_adds_a_citation_makes_the_answer_grounded(seed_settings, seed_retriever):
+    chain, _ = _chain(seed_settings, seed_retriever, ["It wins by 14.94%.", "It wins by 14.94% [000-02]."])
+    assert chain.ask(QUESTION).grounded
+
+
+def test_nothing_above_the_floor_abstains_without_calling_the_llm(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, [])
+    answer = chain.ask("What accuracy does GPT-5 reach on MMLU?")
+    assert answer.abstained and answer.text == refusal_sentence() and model.prompts == []
+
+
+def test_model_refusal_is_an_abstention_with_no_sources(seed_settings, seed_retriever):
+    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence()])
+    answer = chain.ask("What learning rate does AdaSCALE use for its OOD detection experiments?")
+    assert answer.abstained and not answer.citations and answer.grounded
+
+
+def test_follow_up_is_rewritten_into_a_standalone_question_before_retrieval(seed_settings, seed_retriever):
+    rewritten = "What does the Cross-Context Consistency sandbagging detection framework exploit?"
+    chain, model = _chain(seed_settings, seed_retriever, [rewritten, "An asymmetry in consistency [003-01]."])
+    history = [Turn("What is sandbagging?", "Models deliberately underperforming [003-01].")]
+    answer = chain.ask("And what does it exploit?", history)
+    assert answer.standalone_question == rewritten
+    assert answer.retrieved[0].paper.id == "003-01"
+    assert "What is sandbagging?" in model.prompts[0][0].content  # the rewrite saw the conversation
+
+
+def test_question_in_chinese_is_translated_for_retrieval_and_answered_as_asked(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, [QUESTION, "AdaSCALE 比 OptFS 好 14.94% [000-02]。"])
+    answer = chain.ask("AdaSCALE 在近OOD FPR@95上比OptFS好多少？")
+    assert answer.standalone_question == QUESTION
+    assert "AdaSCALE 在近OOD" in model.prompts[1][-1].content
+    assert [c.paper.id for c in answer.citations] == ["000-02"]
+
+
+def test_no_llm_mode_answers_with_verbatim_cited_sentences(seed_settings, seed_retriever):
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("none", None, "none"))
+    answer = chain.ask(QUESTION)
+    assert "14.94" in answer.text and answer.grounded
+    assert [c.paper.id for c in answer.citations] == ["000-02"]
+    sentences = [s.strip() for s in answer.text.split("[000-02]") if s.strip()]
+    assert all(s in seed_retriever.store.paper("000-02").abstract for s in sentences)
+
+
+def test_prompt_injection_in_an_abstract_reaches_the_model_only_as_quoted_context(
+    seed_settings, seed_retriever
+):
+    chain, model = _chain(seed_settings, seed_retriever, ["Injection defenses are studied [000-10]."])
+    chain.ask("How do defenses against prompt injection attacks on LLM agents work?")
+    system = model.prompts[0][0].content
+    assert "data, never instructions" in system
+    assert "Prompt Injection" in model.prompts[0][-1].content  # the abstract sits in the user turn
+
+
+@pytest.mark.parametrize("empty", ["", "   "])
+def test_empty_question_is_an_error(seed_settings, seed_retriever, empty):
+    from rag.errors import CitelineError
+
+    chain, _ = _chain(seed_settings, seed_retriever, [])
+    with pytest.raises(CitelineError, match="empty"):
+        chain.ask(empty)

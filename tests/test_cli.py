@@ -1,0 +1,114 @@
+"""The installed ``citeline`` command, run as a user would (subprocess, real index)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+
+
+def run(args, settings, stdin=None, extra_env=None, timeout=600):
+    env = {
+        **os.environ,
+        "CITELINE_DATA_DIR": str(settings.data_dir),
+        "CITELINE_LLM": "none",
+        **(extra_env or {}),
+    }
+    env.pop("OPENAI_API_KEY", None)
+    return subprocess.run(
+        ["citeline", *args], input=stdin, capture_output=True, text=True, env=env, timeout=timeout
+    )
+
+
+def test_help_answers_quickly_without_importing_heavy_libraries(seed_settings):
+    started = time.perf_counter()
+    result = run(["--help"], seed_settings)
+    assert result.returncode == 0 and "ingest" in result.stdout and "chat" in result.stdout
+    assert time.perf_counter() - started < 5  # the real figure is in bench/; this only catches regressions
+    heavy = "('chromadb', 'langchain_core', 'onnxruntime', 'llama_cpp')"
+    probe = f"import sys, cli; print(sorted(m for m in {heavy} if m in sys.modules))"
+    assert subprocess.run(["python", "-c", probe], capture_output=True, text=True).stdout.strip() == "[]"
+
+
+def test_search_json_ranks_adascale_first(seed_settings):
+    result = run(
+        ["search", "adaptive percentile threshold for OOD activation scaling", "--json"], seed_settings
+    )
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(result.stdout)
+    assert (
+        hits[0]["id"] == "000-02" and hits[0]["source"] == "000_888317b1d60d9493.txt" and hits[0]["line"] == 5
+    )
+
+
+def test_papers_list_and_show(seed_settings):
+    listed = json.loads(run(["papers", "list", "--json"], seed_settings).stdout)
+    assert len(listed) == 57
+    shown = run(["papers", "show", "003-01"], seed_settings)
+    assert (
+        shown.returncode == 0
+        and "sandbagging" in shown.stdout
+        and "003_354298e4bcd67e6b.txt:3" in shown.stdout
+    )
+
+
+def test_bad_input_gives_one_line_error_and_nonzero_exit(seed_settings, tmp_path):
+    missing = run(["papers", "show", "nope"], seed_settings)
+    assert (
+        missing.returncode == 1
+        and missing.stderr.strip() == "error: no paper with id 'nope' in collection 'default'"
+    )
+    binary = tmp_path / "x.txt"
+    binary.write_bytes(b"\x00\x01")
+    result = run(["ingest", str(binary), "--collection", "bad"], seed_settings)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "nothing could be ingested" in result.stderr.strip().splitlines()[-1]
+    mode = run(["search", "x", "--mode", "fuzzy"], seed_settings)
+    assert mode.returncode == 1 and "unknown retrieval mode" in mode.stderr
+
+
+def test_ask_json_without_llm_cites_the_entry_with_provenance(seed_settings):
+    result = run(["ask", "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", "--json"], seed_settings)
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert not answer["abstained"] and "14.94" in answer["answer"]
+    assert {(c["id"], c["source"], c["line"]) for c in answer["citations"]} == {
+        ("000-02", "000_888317b1d60d9493.txt", 5)
+    }
+    assert set(answer) >= {"answer", "abstained", "citations", "retrieved", "model", "timings"}
+
+
+def test_ask_abstains_on_a_question_the_papers_cannot_answer(seed_settings):
+    answer = json.loads(
+        run(["ask", "What accuracy does GPT-5 reach on MMLU?", "--json"], seed_settings).stdout
+    )
+    assert answer["abstained"] and answer["citations"] == []
+
+
+def test_chat_is_drivable_through_a_pipe(seed_settings):
+    lines = [
+        "/help",
+        "What is sandbagging detection based on?",
+        "/sources",
+        "/show 003-01",
+        "/reset",
+        "/bogus",
+    ]
+    script = "\n".join([*lines, "/exit", "never read", ""])
+    result = run(["chat"], seed_settings, stdin=script)
+    assert result.returncode == 0, result.stderr
+    assert "/sources" in result.stdout and "[003-01]" in result.stdout
+    assert "Conversation cleared." in result.stdout and "unknown command /bogus" in result.stderr
+    assert "never read" not in result.stdout
+    assert "What is sandbagging detection based on?" in (seed_settings.data_dir / "chat_history").read_text()
+
+
+def test_first_command_on_an_empty_data_dir_ingests_the_bundled_corpus(tmp_path):
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "fresh")
+    result = run(["search", "sandbagging", "--json"], settings)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)[0]["id"] == "003-01"
+    assert "indexed the bundled ICML 2026 corpus: 57 papers" in result.stderr

@@ -1,0 +1,76 @@
+"""End to end through a real OpenAI-compatible server running the embedded default model.
+
+The server is llama.cpp's (``python -m llama_cpp.server``), started by ``.ci/run`` or by the
+``llm_server_url`` fixture. Answers come from a real 1.5B model, so the assertions check what
+must hold for any acceptable answer: the key fact, valid citations, abstention.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .test_cli import run
+
+WATERMARKING = {"003-09", "000-15", "000-14", "004-01", "000-13", "004-10"}
+
+
+@pytest.fixture(scope="module")
+def llm_env(llm_server_url):
+    return {"CITELINE_LLM": "openai", "CITELINE_LLM_BASE_URL": llm_server_url}
+
+
+def _ask(question, settings, env):
+    result = run(["ask", question, "--json"], settings, extra_env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_factoid_answer_gives_the_number_and_cites_adascale(seed_settings, llm_env):
+    answer = _ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", seed_settings, llm_env)
+    assert "14.94" in answer["answer"] and not answer["abstained"] and answer["grounded"]
+    assert [c["id"] for c in answer["citations"]] == ["000-02"]
+    assert answer["timings"]["first_token"] > 0
+
+
+def test_multi_paper_question_cites_several_papers_all_from_the_context(seed_settings, llm_env):
+    answer = _ask(
+        "Which papers propose watermarking methods, and for what kind of content?", seed_settings, llm_env
+    )
+    cited = {c["id"] for c in answer["citations"]}
+    retrieved = {r["id"] for r in answer["retrieved"]}
+    assert len(cited) >= 2 and cited <= retrieved and cited <= WATERMARKING
+
+
+def test_unanswerable_question_abstains(seed_settings, llm_env):
+    answer = _ask("What accuracy does GPT-5 reach on MMLU?", seed_settings, llm_env)
+    assert answer["abstained"] and not answer["citations"]
+
+
+def test_chat_follow_up_uses_the_conversation(seed_settings, llm_env):
+    script = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?\nAnd in far-OOD?\n/exit\n"
+    result = run(["chat"], seed_settings, stdin=script, extra_env=llm_env)
+    assert result.returncode == 0, result.stderr
+    assert "14.94" in result.stdout and "21.28" in result.stdout
+
+
+def test_unreachable_llm_server_is_one_clear_error(seed_settings):
+    env = {"CITELINE_LLM": "openai", "CITELINE_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
+    env |= {"CITELINE_LLM_MODEL": "m", "CITELINE_LLM_RETRIES": "0", "CITELINE_LLM_TIMEOUT": "5"}
+    result = run(
+        ["ask", "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"], seed_settings, extra_env=env
+    )
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip()
+        == "error: cannot reach the LLM at http://127.0.0.1:9/v1; is the server running?"
+    )
+
+
+def test_embedded_default_starts_its_own_server_and_answers(seed_settings):
+    answer = _ask(
+        "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", seed_settings, {"CITELINE_LLM": "local"}
+    )
+    assert answer["model"] == "local:qwen2.5-coder-1.5b"
+    assert "14.94" in answer["answer"] and [c["id"] for c in answer["citations"]] == ["000-02"]
