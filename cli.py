@@ -178,6 +178,29 @@ def ask(
 
 
 @app.command()
+def summarize(
+    topic: str,
+    max_papers: Annotated[int, typer.Option("--max-papers", help="Most papers to cover.")] = 30,
+    fmt: Annotated[str, typer.Option("--format", help="md or json.")] = "md",
+    out: Annotated[Path | None, typer.Option("--out", help="Write the summary to this file.")] = None,
+    llm: LLM = None,
+    collection: Collection = None,
+    config: Config = None,
+) -> None:
+    """A cited overview of every indexed paper on a topic, grouped into themes."""
+    from rag import render
+    from rag.library import summarizer
+
+    if fmt not in ("md", "json"):
+        raise typer.BadParameter("use md or json", param_hint="--format")
+    settings = _settings(config, collection=collection, llm=llm)
+    _ensure_index(settings)
+    with render.summary_progress() as progress:
+        summary = summarizer(settings, progress).summarize(topic, max_papers=max_papers)
+    render.summary(summary, fmt, out)
+
+
+@app.command()
 def chat(
     k: TopK = None,
     mode: Mode = "hybrid",

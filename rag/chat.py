@@ -20,6 +20,7 @@ from rag.models import Answer
 HELP = """Commands:
   /sources      the sources of the last answer
   /show ID      a paper's full abstract and provenance
+  /summarize T  a cited overview of the papers on topic T
   /reset        forget the conversation (follow-ups start fresh)
   /help         this help
   /exit         leave (Ctrl-D works too)
@@ -81,6 +82,7 @@ class ChatSession:
             "/reset": self._reset,
             "/sources": self._sources,
             "/show": self._show,
+            "/summarize": self._summarize,
         }
         action = actions.get(name)
         if action is None:
@@ -114,6 +116,21 @@ class ChatSession:
             render.warn(f"no paper with id {paper_id!r}")
         else:
             render.paper_detail(paper)
+        return True
+
+    def _summarize(self, topic: str) -> bool:
+        from rag.summarize import Summarizer
+
+        if not topic:
+            render.warn("usage: /summarize TOPIC")
+            return True
+        try:
+            with render.summary_progress() as progress:
+                result = Summarizer(self.chain, progress).summarize(topic)
+        except CitelineError as exc:
+            render.errors.print(f"[red]error:[/] {render.escape(str(exc))}")
+            return True
+        render.summary(result, "md", None)
         return True
 
     def run(self) -> None:

@@ -13,8 +13,12 @@ MAX_LABEL = 60
 
 _INTRO = re.compile(
     r"\b(?:we\s+(?:propose|introduce|present|develop|design|call|name|term|dub)|"
+    r"(?:paper|work)\s+(?:proposes|introduces|presents)|"
     r"(?:called|named|dubbed|termed|coined))\b(?P<rest>[^.;:]{0,160})",
     re.IGNORECASE,
+)
+_NAMED_APPOSITION = re.compile(
+    r"\b(?:propose|introduce|present)s?\s+((?:[A-Z][\w\-]+ ){0,2}[A-Z][\w\-]+),\s+(?:a|an|the)\s"
 )
 _BOLD = re.compile(r"\*\*([^*]{2,40})\*\*")
 _APPOSITION = re.compile(r"(?:^|[.!?]\s+)(?P<name>[^\s,]{2,30}),\s+(?:a|an)\s", re.MULTILINE)
@@ -51,6 +55,8 @@ def method_name(abstract: str) -> str | None:
     introduced = set(_PAREN.findall(" ".join(m.group("rest") for m in _INTRO.finditer(abstract))))
     abbreviations -= introduced
     candidates: list[str] = []
+    # "we propose Neural Honeytrace, a plug-and-play ...": a capitalised name followed by an apposition.
+    candidates.extend(m.group(1) for m in _NAMED_APPOSITION.finditer(abstract))
     for match in _INTRO.finditer(abstract):
         rest = match.group("rest")
         # "we introduce Cross-Context Consistency ($C^3$)": the short form is the name people use.
@@ -60,7 +66,7 @@ def method_name(abstract: str) -> str | None:
     candidates.extend(m.group("name") for m in _APPOSITION.finditer(abstract))
     for token in candidates:
         token = token.strip("*_`'\"()[],")
-        if token and " " not in token and is_coined_name(token, abbreviations):
+        if token and (" " in token or is_coined_name(token, abbreviations)) and len(token) <= MAX_LABEL:
             return token
     return None
 

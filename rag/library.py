@@ -32,3 +32,9 @@ def get_paper(settings: Settings, paper_id: str) -> Paper:
 
 def answer_chain(settings: Settings) -> AnswerChain:
     return AnswerChain(settings, Retriever(settings), make_llm(settings))
+
+
+def summarizer(settings: Settings, progress=None):
+    from rag.summarize import Summarizer
+
+    return Summarizer(answer_chain(settings), progress) if progress else Summarizer(answer_chain(settings))

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.markup import escape
 from rich.table import Table
 
 from rag.ingest import IngestReport
 from rag.models import Answer, Hit, Paper
+
+if TYPE_CHECKING:
+    from rag.summarize import Summary
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
@@ -83,6 +90,33 @@ def hits_table(hits: list[Hit], mode: str) -> None:
                       f"{hit.paper.source}:{hit.paper.line}")  # fmt: skip
     console.print(table)
     console.print(f"[dim]mode: {mode}[/]")
+
+
+@contextmanager
+def summary_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """A status line on stderr for the summarizer's stages (selected, condensed i/N, writing)."""
+    with errors.status("selecting papers…") as status:
+
+        def update(stage: str, done: int, total: int) -> None:
+            text = {"selected": f"{total} papers selected", "condensed": f"condensed {done}/{total} papers"}
+            status.update(text.get(stage, "writing the overview…"))
+
+        yield update
+
+
+def summary(result: Summary, fmt: str, out: Path | None) -> None:
+    text = (
+        json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if fmt == "json" else result.to_markdown()
+    )
+    if result.invalid_keys:
+        warn(f"removed citation(s) not among the selected papers: {', '.join(result.invalid_keys)}")
+    if out is not None:
+        out.write_text(text + "\n", encoding="utf-8")
+        errors.print(f"[dim]wrote {out} ({len(result.papers)} papers)[/]")
+    elif fmt == "json":
+        sys.stdout.write(text + "\n")
+    else:
+        console.print(Markdown(text))
 
 
 def stream_token(piece: str) -> None:
