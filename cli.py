@@ -200,6 +200,52 @@ def summarize(
     render.summary(summary, fmt, out)
 
 
+@app.command("eval")
+def eval_command(
+    eval_set: Annotated[
+        Path | None, typer.Option("--set", help="Eval JSONL (default: the bundled set).")
+    ] = None,
+    modes: Annotated[
+        str, typer.Option("--mode", help="Comma-separated retrieval modes.")
+    ] = "hybrid,dense,bm25",
+    llms: Annotated[
+        str | None, typer.Option("--llm", help="Comma-separated LLM settings, e.g. local,none.")
+    ] = None,
+    judge: Annotated[
+        str, typer.Option("--judge", help="Support judge: lexical, embedding or llm.")
+    ] = "lexical",
+    out: Annotated[
+        Path, typer.Option("--out", help="Directory for results.json, report.md, chart.png.")
+    ] = Path("eval/results"),
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    compare: Annotated[
+        tuple[Path, Path] | None,
+        typer.Option("--compare", help="Show the difference between two results.json."),
+    ] = None,
+    collection: Collection = None,
+    config: Config = None,
+) -> None:
+    """Measure retrieval, answers and citation grounding on an eval set."""
+    from rag import eval_report, render
+
+    if compare:
+        render.comparison(eval_report.compare(eval_report.load(compare[0]), eval_report.load(compare[1])))
+        return
+    from rag.eval_harness import run_eval
+    from rag.resources import resource_dir
+
+    settings = _settings(config, collection=collection)
+    _ensure_index(settings)
+    chosen = llms.split(",") if llms else [settings.llm]
+    with render.eval_progress() as progress:
+        eval_file = eval_set or resource_dir("eval") / "icml2026.jsonl"
+        mode_list = [m.strip() for m in modes.split(",")]
+        results = run_eval(
+            settings, eval_file, mode_list, [c.strip() for c in chosen], judge, limit, progress
+        )
+    render.eval_results(results, eval_report.write(results, out))
+
+
 @app.command()
 def chat(
     k: TopK = None,

@@ -48,4 +48,11 @@ def extractive_answer(
     # Papers in relevance order, sentences in reading order within each paper.
     order = {key: n for n, key in enumerate(keyed)}
     ranked.sort(key=lambda i: (order[candidates[i][0]], i))
-    return " ".join(f"{candidates[i][1]} [{candidates[i][0]}]" for i in ranked)
+    return " ".join(_cite(candidates[i][1], candidates[i][0]) for i in ranked)
+
+
+def _cite(sentence: str, key: str) -> str:
+    """Put the key inside the sentence, before its final stop, as the LLM prompt asks too."""
+    body = sentence.rstrip()
+    stop = body[-1] if body[-1:] in ".!?" else "."
+    return f"{body.rstrip('.!?')} [{key}]{stop}"

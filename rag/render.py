@@ -119,6 +119,47 @@ def summary(result: Summary, fmt: str, out: Path | None) -> None:
         console.print(Markdown(text))
 
 
+@contextmanager
+def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as bar:  # fmt: skip
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks or (stage == "answer" and done == 1):
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done)
+
+        yield update
+
+
+def _table(header: list[str], rows: list[list[str]], title: str) -> None:
+    table = Table(title=title, box=None, pad_edge=False)
+    for column in header:
+        table.add_column(column, justify="left" if column in ("section", "config", "metric") else "right")
+    for row in rows:
+        table.add_row(*(escape(str(c)) for c in row))
+    console.print(table)
+
+
+def eval_results(results: dict, written: list[Path]) -> None:
+    from rag.eval_report import answer_rows, retrieval_rows
+
+    _table(*retrieval_rows(results), title=f"Retrieval ({results['questions']} questions)")
+    console.print()
+    _table(*answer_rows(results), title=f"Answers (judge: {results['judge']})")
+    console.print(f"[dim]wrote {', '.join(str(p) for p in written)}[/]")
+
+
+def comparison(rows: list[list[str]]) -> None:
+    if not rows:
+        console.print("[dim]The two runs share no configuration to compare.[/]")
+        return
+    _table(["section", "config", "metric", "A", "B", "B−A"], rows, title="B compared with A")
+
+
 def stream_token(piece: str) -> None:
     sys.stdout.write(piece)
     sys.stdout.flush()
