@@ -26,6 +26,8 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a tabl
 TopK = Annotated[int | None, typer.Option("-k", help="Number of papers to retrieve.")]
 Mode = Annotated[str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.")]
 LLM = Annotated[str | None, typer.Option("--llm", help="auto, local, openai or none (extractive).")]
+Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this venue (e.g. ICML).")]
+Year = Annotated[int | None, typer.Option("--year", help="Only papers of this year.")]
 Config = Annotated[Path | None, typer.Option("--config", help="TOML config file.", envvar="CITELINE_CONFIG")]
 
 
@@ -135,6 +137,8 @@ def search(
     no_floor: Annotated[
         bool, typer.Option("--no-floor", help="Keep papers below the relevance floor.")
     ] = False,
+    venue: Venue = None,
+    year: Year = None,
     collection: Collection = None,
     json_out: Json = False,
     config: Config = None,
@@ -143,7 +147,7 @@ def search(
     from rag import render
     from rag.retrieval import Retriever
 
-    settings = _settings(config, collection=collection)
+    settings = _settings(config, collection=collection, venue=venue, year=year)
     _ensure_index(settings)
     hits = Retriever(settings).search(query, k=k or 10, mode=mode, floor=not no_floor)
     if json_out:
@@ -158,6 +162,8 @@ def ask(
     k: TopK = None,
     mode: Mode = "hybrid",
     llm: LLM = None,
+    venue: Venue = None,
+    year: Year = None,
     collection: Collection = None,
     json_out: Json = False,
     config: Config = None,
@@ -166,7 +172,7 @@ def ask(
     from rag import render
     from rag.library import answer_chain
 
-    settings = _settings(config, collection=collection, llm=llm)
+    settings = _settings(config, collection=collection, llm=llm, venue=venue, year=year)
     _ensure_index(settings)
     chain = answer_chain(settings)
     streaming = not json_out and sys.stdout.isatty()
@@ -184,6 +190,8 @@ def summarize(
     fmt: Annotated[str, typer.Option("--format", help="md or json.")] = "md",
     out: Annotated[Path | None, typer.Option("--out", help="Write the summary to this file.")] = None,
     llm: LLM = None,
+    venue: Venue = None,
+    year: Year = None,
     collection: Collection = None,
     config: Config = None,
 ) -> None:
@@ -193,7 +201,7 @@ def summarize(
 
     if fmt not in ("md", "json"):
         raise typer.BadParameter("use md or json", param_hint="--format")
-    settings = _settings(config, collection=collection, llm=llm)
+    settings = _settings(config, collection=collection, llm=llm, venue=venue, year=year)
     _ensure_index(settings)
     with render.summary_progress() as progress:
         summary = summarizer(settings, progress).summarize(topic, max_papers=max_papers)

@@ -32,6 +32,22 @@ def coined_terms(text: str) -> set[str]:
     return {t for t in _TERM.findall(text) if len(t) >= 4 and is_coined_name(t, set())}
 
 
+def metadata_filter(venue: str | None, year: int | None) -> dict | None:
+    """A Chroma ``where`` clause for the venue/year filters (exact match on the stored values)."""
+    clauses = [{key: value} for key, value in (("venue", venue), ("year", year)) if value is not None]
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _matches(meta: dict, where: dict | None) -> bool:
+    """The same filter applied to BM25 candidates, which Chroma did not select."""
+    if where is None:
+        return True
+    clauses = where.get("$and", [where])
+    return all(meta.get(key) == value for clause in clauses for key, value in clause.items())
+
+
 @dataclass
 class _Candidate:
     chunk_id: str
@@ -63,31 +79,37 @@ class Retriever:
         mode: str = "hybrid",
         floor: bool = True,
         pool: int | None = None,
+        venue: str | None = None,
+        year: int | None = None,
     ) -> list[Hit]:
+        """Papers for ``query``, best first; ``venue``/``year`` restrict to matching entries."""
         if mode not in MODES:
             raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
         k = k or self.settings.top_k
         pool = pool or max(4 * k, 20)
         query_vector = self.embedder.embed_query(query)
         papers: dict[str, _Candidate] = {}
+        where = metadata_filter(venue or self.settings.venue, year or self.settings.year)
 
         if mode in ("dense", "hybrid"):
             rank = 0
-            for chunk_id, similarity, meta in self.store.query(query_vector, pool * 2):
+            for chunk_id, similarity, meta in self.store.query(query_vector, pool * 2, where=where):
                 pid = str(meta["paper_id"])
                 if pid not in papers:
                     rank += 1
                     papers[pid] = _Candidate(chunk_id, meta, similarity=similarity, dense_rank=rank)
         if mode in ("bm25", "hybrid"):
             lexical = self.lexical.search(query, pool * 2)
-            metas = self.store.chunks_by_id([cid for cid, _ in lexical if cid.split("#")[0] not in papers])
+            metas = self.store.chunks_by_id(
+                [cid for cid, _ in lexical if cid.rsplit("#", 1)[0] not in papers]
+            )
             rank = 0
             for chunk_id, score in lexical:
                 pid = chunk_id.rsplit("#", 1)[0]
                 candidate = papers.get(pid)
                 if candidate is None:
-                    if chunk_id not in metas:
-                        continue  # the lexical index is ahead of a store being rewritten
+                    if chunk_id not in metas or not _matches(metas[chunk_id], where):
+                        continue  # filtered out, or the lexical index is ahead of a store being rewritten
                     candidate = papers[pid] = _Candidate(chunk_id, metas[chunk_id])
                 if candidate.bm25_rank is None:
                     rank += 1

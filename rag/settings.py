@@ -40,6 +40,9 @@ class Settings:
     chunk_tokens: int = 200
     chunk_overlap: int = 32
     top_k: int = 4
+    # Restrict retrieval to one venue / year (exact match on the stored metadata).
+    venue: str | None = None
+    year: int | None = None
     # Cosine similarity (MiniLM) below which a paper is not considered relevant at all.
     min_similarity: float = 0.34
     # Papers this far below the best match are dropped too: a strong match makes weak ones noise.
@@ -76,6 +79,8 @@ _ENV = {
     "CITELINE_CHUNK_TOKENS": "chunk_tokens",
     "CITELINE_CHUNK_OVERLAP": "chunk_overlap",
     "CITELINE_TOP_K": "top_k",
+    "CITELINE_VENUE": "venue",
+    "CITELINE_YEAR": "year",
     "CITELINE_MIN_SIMILARITY": "min_similarity",
     "CITELINE_SIMILARITY_MARGIN": "similarity_margin",
     "CITELINE_LLM": "llm",
@@ -96,7 +101,7 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
     try:
         if kind == "Path":
             return Path(str(value)).expanduser()
-        if kind == "int":
+        if kind in ("int", "int | None"):
             return int(value)
         if kind == "float":
             return float(value)
