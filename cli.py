@@ -208,28 +208,24 @@ def summarize(
     render.summary(summary, fmt, out)
 
 
+EvalSet = Annotated[Path | None, typer.Option("--set", help="Eval JSONL (default: the bundled set).")]
+Modes = Annotated[str, typer.Option("--mode", help="Comma-separated retrieval modes.")]
+LLMs = Annotated[str | None, typer.Option("--llm", help="Comma-separated LLM settings, e.g. local,none.")]
+Judge = Annotated[str, typer.Option("--judge", help="Support judge: lexical, embedding or llm.")]
+OutDir = Annotated[Path, typer.Option("--out", help="Directory for results.json, report.md, chart.png.")]
+Limit = Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")]
+Compare = Annotated[tuple[Path, Path] | None, typer.Option("--compare", help="Diff two results.json files.")]
+
+
 @app.command("eval")
 def eval_command(
-    eval_set: Annotated[
-        Path | None, typer.Option("--set", help="Eval JSONL (default: the bundled set).")
-    ] = None,
-    modes: Annotated[
-        str, typer.Option("--mode", help="Comma-separated retrieval modes.")
-    ] = "hybrid,dense,bm25",
-    llms: Annotated[
-        str | None, typer.Option("--llm", help="Comma-separated LLM settings, e.g. local,none.")
-    ] = None,
-    judge: Annotated[
-        str, typer.Option("--judge", help="Support judge: lexical, embedding or llm.")
-    ] = "lexical",
-    out: Annotated[
-        Path, typer.Option("--out", help="Directory for results.json, report.md, chart.png.")
-    ] = Path("eval/results"),
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
-    compare: Annotated[
-        tuple[Path, Path] | None,
-        typer.Option("--compare", help="Show the difference between two results.json."),
-    ] = None,
+    eval_set: EvalSet = None,
+    modes: Modes = "hybrid,dense,bm25",
+    llms: LLMs = None,
+    judge: Judge = "lexical",
+    out: OutDir = Path("eval/results"),
+    limit: Limit = None,
+    compare: Compare = None,
     collection: Collection = None,
     config: Config = None,
 ) -> None:

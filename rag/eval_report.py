@@ -66,6 +66,19 @@ def markdown(results: dict) -> str:
     return "\n".join(parts)
 
 
+def _grouped_bars(axis, configs: list[dict], key: str, metrics: list[str], title: str) -> None:
+    """One group of bars per metric, one bar per configuration, on a 0–1 scale."""
+    width = 0.8 / max(len(configs), 1)
+    for n, row in enumerate(configs):
+        positions = [i + n * width for i in range(len(metrics))]
+        axis.bar(positions, [row.get(m) or 0 for m in metrics], width, label=row[key])
+    centers = [i + width * (len(configs) - 1) / 2 for i in range(len(metrics))]
+    axis.set_xticks(centers, [m.replace("_", "\n") for m in metrics], fontsize=7)
+    axis.set_ylim(0, 1)
+    axis.set_title(title)
+    axis.legend()
+
+
 def chart(results: dict, path: Path) -> None:
     import matplotlib
 
@@ -73,35 +86,10 @@ def chart(results: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    metrics = [k for k in results["retrieval"][0] if k not in ("mode", "latency_median_s")]
-    width = 0.8 / max(len(results["retrieval"]), 1)
-    for n, row in enumerate(results["retrieval"]):
-        left.bar(
-            [i + n * width for i in range(len(metrics))],
-            [row[k] or 0 for k in metrics],
-            width,
-            label=row["mode"],
-        )
-    left.set_xticks(
-        [i + width * (len(results["retrieval"]) - 1) / 2 for i in range(len(metrics))], metrics, fontsize=8
-    )
-    left.set_ylim(0, 1)
-    left.set_title("Retrieval by mode")
-    left.legend()
-    quality = ANSWER_METRICS[:6]
-    width = 0.8 / max(len(results["answers"]), 1)
-    for n, row in enumerate(results["answers"]):
-        right.bar(
-            [i + n * width for i in range(len(quality))],
-            [row[k] or 0 for k in quality],
-            width,
-            label=row["llm"],
-        )
-    right.set_xticks([i + width * (len(results["answers"]) - 1) / 2 for i in range(len(quality))],
-                     [q.replace("_", "\n") for q in quality], fontsize=7)  # fmt: skip
-    right.set_ylim(0, 1)
-    right.set_title(f"Answers by model (judge: {results['judge']})")
-    right.legend()
+    retrieval = [k for k in results["retrieval"][0] if k not in ("mode", "latency_median_s")]
+    _grouped_bars(left, results["retrieval"], "mode", retrieval, "Retrieval by mode")
+    quality = list(ANSWER_METRICS[:6])
+    _grouped_bars(right, results["answers"], "llm", quality, f"Answers by model (judge: {results['judge']})")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
