@@ -21,6 +21,28 @@ _MARKUP = [
 ]
 
 
+# Sentences that address the model rather than describe research: a prompt injection planted in
+# an abstract. The model's copy omits them (the stored abstract keeps them, faithfully); a small
+# model, told to treat context as data, still tends to either obey or freeze when it sees them.
+_INJECTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|system|your)\b.{0,20}\b(?:instructions?|prompts?|rules|messages?)\b"
+    r"|\b(?:reply|respond|output)\s+(?:only|just)\b|\bonly with the (?:word|phrase|text)\b"
+    r"|\byou are now\b|\bnew instructions?:",
+    re.IGNORECASE,
+)
+OMITTED = "[instruction-like text omitted]"
+
+
+def without_injections(text: str) -> str:
+    from rag.chunking import split_sentences
+
+    sentences = split_sentences(text)
+    if not any(_INJECTION.search(s) for s in sentences):
+        return text
+    return " ".join(OMITTED if _INJECTION.search(s) else s for s in sentences)
+
+
 def plain_text(text: str) -> str:
     for _ in range(2):  # nested markup such as $\textbf{x}$
         for pattern, repl in _MARKUP:
@@ -35,7 +57,8 @@ def build_context(keyed: dict[str, Paper], budget_tokens: int) -> tuple[str, dic
     used: dict[str, Paper] = {}
     total = 0
     for key, paper in keyed.items():
-        entry = template.format(key=key, label=paper.display, text=plain_text(paper.abstract)).strip()
+        text = plain_text(without_injections(paper.abstract))
+        entry = template.format(key=key, label=paper.display, text=text).strip()
         cost = count_tokens(entry) + 2
         if entries and total + cost > budget_tokens:
             break
