@@ -61,7 +61,8 @@ class ChatSession:
             return True
         if line.startswith("/"):
             return self.command(line)
-        render.console.print(f"[bold cyan]> {render.escape(line)}[/]")
+        if not sys.stdin.isatty():  # a terminal already shows what was typed; a transcript does not
+            render.console.print(f"[bold cyan]> {render.escape(line)}[/]")
         try:
             answer = self.chain.ask(line, self.turns, k=self.k, mode=self.mode, on_token=render.stream_token)
         except CitelineError as exc:
