@@ -132,3 +132,26 @@ def test_empty_question_is_an_error(seed_settings, seed_retriever, empty):
     chain, _ = _chain(seed_settings, seed_retriever, [])
     with pytest.raises(CitelineError, match="empty"):
         chain.ask(empty)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Wie viele Sprachen umfasst der MixReward-Datensatz?",
+        "¿En cuánto reduce SVGT las puntuaciones dañinas?",
+    ],
+)
+def test_latin_script_questions_in_other_languages_are_translated_too(
+    seed_settings, seed_retriever, question
+):
+    english = "How many languages does the MixReward dataset span?"
+    chain, _ = _chain(seed_settings, seed_retriever, [english, "It spans 103 languages [003-08]."])
+    answer = chain.ask(question)
+    assert answer.standalone_question == english and [c.paper.id for c in answer.citations] == ["003-08"]
+
+
+def test_english_questions_are_not_sent_for_translation():
+    from rag.chain import needs_translation
+
+    assert not needs_translation("Which strategy lets RedVisor eliminate redundant prefill computation?")
+    assert needs_translation("哪篇论文提出了检测沙袋行为的方法？")
