@@ -23,6 +23,7 @@ from rag.resources import prompt_text
 from rag.retrieval import Retriever
 from rag.settings import Settings
 from rag.tokens import count_tokens
+from rag.verify import unsupported_reason
 
 OnToken = Callable[[str], None]
 _CITATION = re.compile(r" ?\[[^\]]*\]")
@@ -76,13 +77,45 @@ def needs_translation(question: str) -> bool:
     return len(words) >= 4 and not any(w in _ENGLISH for w in words)
 
 
+class _RefusalGate:
+    """Streams tokens as they come, except while the reply may still be the refusal sentence.
+
+    A refusal is not shown as it streams because the chain may retry it; anything else is passed
+    through as soon as it diverges from the refusal's first words.
+    """
+
+    def __init__(self, refusal: str, sink: OnToken) -> None:
+        self._target = _normalized(refusal)
+        self._sink = sink
+        self._held = ""
+        self.opened = False
+
+    def __call__(self, piece: str) -> None:
+        if self.opened:
+            self._sink(piece)
+            return
+        self._held += piece
+        if not self._target.startswith(_normalized(self._held)):
+            self.opened = True
+            self._sink(self._held)
+
+    def reset(self) -> None:
+        """Forget a held reply (a refusal about to be retried)."""
+        if not self.opened:
+            self._held = ""
+
+
 class AnswerChain:
     def __init__(self, settings: Settings, retriever: Retriever, llm: LLMHandle) -> None:
         self.settings = settings
+        self.verify = settings.verify_answers
         self.retriever = retriever
         self.llm = llm
         self._refusal = refusal_sentence()
         self._system = prompt_text("answer_system").replace("{refusal}", self._refusal)
+        # Used once when the model refuses although retrieval found a strong match: small models
+        # over-refuse, and the verification below still withholds an unsupported second answer.
+        self._retry_system = prompt_text("answer_retry_system")
 
     def _prompt(self):
         from langchain_core.prompts import ChatPromptTemplate
@@ -198,12 +231,26 @@ class AnswerChain:
         # original wording so that the answer comes back in the user's language.
         asked = standalone if history else question
         variables = {"system": self._system, "context": context, "question": asked}
-        text = self._generate(variables, on_token, timings)
+        gate = _RefusalGate(self._refusal, on_token) if on_token else None
+        text = self._generate(variables, gate, timings)
+        best = max((h.similarity or 0.0) for h in hits)
+        if is_refusal(text) and best >= self.settings.retry_similarity:
+            timings["first_refusal"] = timings.pop("generate", 0.0)
+            if gate:
+                gate.reset()
+            text = self._generate(dict(variables, system=self._retry_system), gate, timings)
         if not is_refusal(text) and not check_citations(text, keyed).citations:
             # Small models sometimes drop the keys; one targeted retry is cheaper than an
             # answer the user cannot trace.
             text = self._repair(variables, text, timings) or text
-        return finish(text, False, keyed)
+        withheld = None
+        if self.verify and not is_refusal(text):
+            withheld = unsupported_reason(text, question, list(keyed.values()))
+        if gate and not gate.opened:
+            on_token(self._refusal if withheld or is_refusal(text) else text)
+        answer = finish(self._refusal if withheld else text, bool(withheld), keyed)
+        answer.withheld = withheld
+        return answer
 
     def _repair(self, variables: dict, draft: str, timings: dict) -> str:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage

@@ -94,6 +94,7 @@ class Answer:
     grounded: bool = True  # False when a non-refusal answer carries no valid citation
     standalone_question: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    withheld: str | None = None  # why a generated draft was withheld by verification
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +105,7 @@ class Answer:
             "grounded": self.grounded,
             "citations": [c.to_dict() for c in self.citations],
             "invalid_citations": self.invalid_keys,
+            "withheld": self.withheld,
             "retrieved": [h.to_dict() for h in self.retrieved],
             "model": self.model,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},

@@ -171,8 +171,13 @@ def answer_footer(answer: Answer, streamed: bool) -> None:
         sys.stdout.write("\n")
     else:
         console.print(escape(answer.text))
-    if answer.invalid_keys:
-        warn(f"removed citation(s) not in the context: {', '.join(answer.invalid_keys)}")
+    if answer.withheld:
+        warn(f"the draft above was withheld ({answer.withheld})")
+        if streamed:
+            console.print(escape(answer.text))
+    elif answer.invalid_keys or "repair" in answer.timings:
+        if answer.invalid_keys:
+            warn(f"removed citation(s) not in the context: {', '.join(answer.invalid_keys)}")
         if streamed:
             console.print(f"[dim]checked answer:[/] {escape(answer.text)}")
     if not answer.grounded:

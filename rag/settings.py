@@ -47,6 +47,10 @@ class Settings:
     min_similarity: float = 0.34
     # Papers this far below the best match are dropped too: a strong match makes weak ones noise.
     similarity_margin: float = 0.25
+    # Withhold LLM answers with figures or claims found in no retrieved paper (rag/verify.py).
+    verify_answers: bool = True
+    # When the model refuses although the best paper matches this well, ask once more.
+    retry_similarity: float = 0.45
     llm: str = "auto"
     llm_base_url: str | None = None
     llm_model: str | None = None
@@ -84,6 +88,8 @@ _ENV = {
     "CITELINE_MIN_SIMILARITY": "min_similarity",
     "CITELINE_SIMILARITY_MARGIN": "similarity_margin",
     "CITELINE_LLM": "llm",
+    "CITELINE_VERIFY_ANSWERS": "verify_answers",
+    "CITELINE_RETRY_SIMILARITY": "retry_similarity",
     "CITELINE_LLM_BASE_URL": "llm_base_url",
     "CITELINE_LLM_MODEL": "llm_model",
     "CITELINE_LOCAL_MODEL": "local_model",
@@ -103,6 +109,12 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return Path(str(value)).expanduser()
         if kind in ("int", "int | None"):
             return int(value)
+        if kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if str(value).lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+                return str(value).lower() in ("1", "true", "yes", "on")
+            raise ValueError(value)
         if kind == "float":
             return float(value)
         return str(value) if value != "" else None

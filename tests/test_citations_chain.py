@@ -50,7 +50,9 @@ QUESTION = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
 
 
 def test_answer_with_valid_citation_is_grounded_and_maps_to_the_paper(seed_settings, seed_retriever):
-    chain, model = _chain(seed_settings, seed_retriever, ["AdaSCALE beats OptFS by 14.94% [000-02]."])
+    chain, model = _chain(
+        seed_settings, seed_retriever, ["AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."]
+    )
     answer = chain.ask(QUESTION)
     assert answer.grounded and not answer.abstained
     assert [(c.paper.id, c.paper.line) for c in answer.citations] == [("000-02", 5)]
@@ -59,20 +61,30 @@ def test_answer_with_valid_citation_is_grounded_and_maps_to_the_paper(seed_setti
 
 
 def test_hallucinated_key_is_never_shown_as_a_source(seed_settings, seed_retriever):
-    chain, _ = _chain(seed_settings, seed_retriever, ["It wins by 14.94% [000-02][123-45]."])
+    chain, _ = _chain(
+        seed_settings, seed_retriever, ["AdaSCALE outperforms OptFS by 14.94% in near-OOD [000-02][123-45]."]
+    )
     answer = chain.ask(QUESTION)
     assert [c.paper.id for c in answer.citations] == ["000-02"]
     assert answer.invalid_keys == ["123-45"] and "123-45" not in answer.text
 
 
 def test_uncited_answer_gets_one_repair_and_is_flagged_if_still_uncited(seed_settings, seed_retriever):
-    chain, model = _chain(seed_settings, seed_retriever, ["It wins by 14.94%.", "Still 14.94%."])
+    chain, model = _chain(
+        seed_settings,
+        seed_retriever,
+        ["AdaSCALE outperforms OptFS by 14.94%.", "AdaSCALE outperforms OptFS by 14.94%."],
+    )
     answer = chain.ask(QUESTION)
     assert len(model.prompts) == 2 and not answer.grounded and not answer.citations
 
 
 def test_repair_that_adds_a_citation_makes_the_answer_grounded(seed_settings, seed_retriever):
-    chain, _ = _chain(seed_settings, seed_retriever, ["It wins by 14.94%.", "It wins by 14.94% [000-02]."])
+    chain, _ = _chain(
+        seed_settings,
+        seed_retriever,
+        ["AdaSCALE outperforms OptFS by 14.94%.", "AdaSCALE outperforms OptFS by 14.94% [000-02]."],
+    )
     assert chain.ask(QUESTION).grounded
 
 
@@ -82,10 +94,49 @@ def test_nothing_above_the_floor_abstains_without_calling_the_llm(seed_settings,
     assert answer.abstained and answer.text == refusal_sentence() and model.prompts == []
 
 
-def test_model_refusal_is_an_abstention_with_no_sources(seed_settings, seed_retriever):
-    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence()])
+def test_refusal_despite_a_strong_match_is_retried_and_an_invented_figure_withheld(
+    seed_settings, seed_retriever
+):
+    invented = "AdaSCALE uses a learning rate of 0.001 [000-02]."
+    chain, model = _chain(seed_settings, seed_retriever, [refusal_sentence(), invented])
     answer = chain.ask("What learning rate does AdaSCALE use for its OOD detection experiments?")
+    assert len(model.prompts) == 2 and "must end with the key" not in model.prompts[1][0].content.lower()
     assert answer.abstained and not answer.citations and answer.grounded
+    assert answer.withheld == "figures found in no retrieved paper: 0.001"
+
+
+def test_retry_after_an_over_refusal_can_give_the_grounded_answer(seed_settings, seed_retriever):
+    good = "AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."
+    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence(), good])
+    answer = chain.ask(QUESTION)
+    assert (
+        not answer.abstained
+        and answer.withheld is None
+        and [c.paper.id for c in answer.citations] == ["000-02"]
+    )
+
+
+def test_refusal_when_no_match_is_strong_is_final(seed_settings, seed_retriever):
+    strict = seed_settings.replace(retry_similarity=0.99)  # no paper matches this well
+    chain, model = _chain(strict, seed_retriever, [refusal_sentence()])
+    answer = chain.ask(QUESTION)
+    assert answer.abstained and len(model.prompts) == 1
+
+
+def test_draft_supported_by_no_paper_is_withheld(seed_settings, seed_retriever):
+    chain, _ = _chain(seed_settings, seed_retriever, ["Mars has two moons and a red sky [000-02]."])
+    answer = chain.ask(QUESTION)
+    assert (
+        answer.abstained and answer.withheld == "no sentence of the draft is supported by a retrieved paper"
+    )
+
+
+def test_streaming_shows_answers_live_but_never_a_refusal_that_is_retried(seed_settings, seed_retriever):
+    good = "AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."
+    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence(), good])
+    shown: list[str] = []
+    chain.ask(QUESTION, on_token=shown.append)
+    assert "".join(shown) == good
 
 
 def test_follow_up_is_rewritten_into_a_standalone_question_before_retrieval(seed_settings, seed_retriever):
