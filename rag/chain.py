@@ -125,7 +125,8 @@ class AnswerChain:
             [("system", "{system}"), ("human", prompt_text("answer_user"))]
         )
 
-    def _generate(self, variables: dict, on_token: OnToken | None, timings: dict) -> str:
+    def _generate(self, variables: dict, on_token: OnToken | None, timings: dict, asked_at: float) -> str:
+        """Stream one reply; ``first_token`` is measured from ``asked_at``, when the user asked."""
         from langchain_core.output_parsers import StrOutputParser
 
         chain = self._prompt() | self.llm.model | StrOutputParser()
@@ -134,7 +135,7 @@ class AnswerChain:
         try:
             for piece in chain.stream(variables):
                 if piece and "first_token" not in timings:
-                    timings["first_token"] = time.perf_counter() - started
+                    timings["first_token"] = time.perf_counter() - asked_at
                 parts.append(piece)
                 if on_token:
                     on_token(piece)
@@ -232,13 +233,14 @@ class AnswerChain:
         asked = standalone if history else question
         variables = {"system": self._system, "context": context, "question": asked}
         gate = _RefusalGate(self._refusal, on_token) if on_token else None
-        text = self._generate(variables, gate, timings)
+        text = self._generate(variables, gate, timings, started)
         best = max((h.similarity or 0.0) for h in hits)
         if is_refusal(text) and best >= self.settings.retry_similarity:
             timings["first_refusal"] = timings.pop("generate", 0.0)
+            timings.pop("first_token", None)  # the user saw nothing yet; time the reply they see
             if gate:
                 gate.reset()
-            text = self._generate(dict(variables, system=self._retry_system), gate, timings)
+            text = self._generate(dict(variables, system=self._retry_system), gate, timings, started)
         if not is_refusal(text) and not check_citations(text, keyed).citations:
             # Small models sometimes drop the keys; one targeted retry is cheaper than an
             # answer the user cannot trace.
