@@ -27,6 +27,7 @@ from rag.context import plain_text
 from rag.models import Citation, Hit, Paper
 from rag.resources import prompt_text
 from rag.tokens import count_tokens
+from rag.verify import unsupported_reason
 
 STRONG_SIMILARITY = 0.5  # a match this close is on topic whatever its wording
 TOPICAL_SIMILARITY = 0.25  # with the topic's words present, this much semantic match suffices
@@ -223,9 +224,9 @@ class Summarizer:
             note = self._call(
                 "summary_note", topic=topic, abstract=self._fit(plain_text(hit.paper.abstract), reserve)
             )
-            note = re.sub(r"\s*\[[^\]]*\]", "", note.splitlines()[0] if note else "").strip() or key_sentence(
-                hit.paper
-            )
+            note = re.sub(r"\s*\[[^\]]*\]", "", note.splitlines()[0] if note else "").strip()
+            if not note or unsupported_reason(note, topic, [hit.paper]):
+                note = key_sentence(hit.paper)  # a quote cannot misstate the paper
         return PaperNote(key, hit.paper, note, hit.similarity or 0.0)
 
     def themes(self, topic: str, notes: list[PaperNote]) -> list[Theme]:

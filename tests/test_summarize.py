@@ -50,13 +50,17 @@ def test_no_llm_digest_cites_every_selected_paper_with_verbatim_key_sentences(no
 
 
 def test_lead_citations_are_validated_and_invented_keys_removed(seed_settings, seed_retriever):
-    replies = ["Note one.", "Note two.", "Both study private training [000-05][004-17] and more [999-99]."]
+    notes = [
+        "The first DP algorithm whose DP guarantees can be verified cheaper than training.",
+        "DPIMF is a differentially private implicit matrix factorization framework for recommendation.",
+    ]
+    replies = [*notes, "Both study private training [000-05][004-17] and more [999-99]."]
     model = ScriptedChatModel(replies=replies, prompts=[])
     chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
     summary = Summarizer(chain).summarize("differential privacy")
     assert summary.lead == "Both study private training [000-05][004-17] and more."
     assert summary.invalid_keys == ["999-99"]
-    assert [n.note for n in summary.papers] == ["Note one.", "Note two."]
+    assert [n.note for n in summary.papers] == notes
 
 
 def test_every_prompt_fits_the_context_budget_on_a_large_topic(seed_settings, seed_retriever, monkeypatch):
@@ -98,3 +102,17 @@ def test_an_uncited_lead_from_the_model_is_replaced_by_the_cited_listing(seed_se
     chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
     summary = Summarizer(chain).summarize("differential privacy")
     assert "[000-05]" in summary.lead and "[004-17]" in summary.lead
+
+
+def test_a_paper_note_with_an_invented_figure_is_replaced_by_the_papers_own_sentence(
+    seed_settings, seed_retriever
+):
+    replies = [
+        "DP-SCO verification runs 1000x faster than training.",
+        "DPIMF protects recommendation.",
+        "Lead [000-05].",
+    ]
+    model = ScriptedChatModel(replies=replies, prompts=[])
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    notes = {n.paper.id: n.note for n in Summarizer(chain).summarize("differential privacy").papers}
+    assert "1000x" not in notes["000-05"] and notes["000-05"] in seed_retriever.store.paper("000-05").abstract
