@@ -132,6 +132,12 @@ def is_about(topic: str, hit: Hit) -> bool:
     return len(present) >= math.ceil(len(wanted) * (1.0 if len(wanted) <= 2 else 0.67))
 
 
+def fully_cited(text: str, keys: dict) -> bool:
+    """Every sentence carries at least one valid key (keys were already checked)."""
+    sentences = [s for s in re.split(r"(?<=[.!?:])\s+", text.strip()) if s.strip()]
+    return bool(sentences) and all(any(f"[{k}]" in s for k in keys) for s in sentences)
+
+
 def select_papers(chain: AnswerChain, topic: str, max_papers: int) -> list[Hit]:
     # The ask-time floor is tuned for precise questions; a topic is broad, so the check decides.
     pool = max(4 * max_papers, 40)
@@ -296,8 +302,8 @@ class Summarizer:
         self.progress("writing", 0, 1)
         checked = check_citations(self.lead(topic, notes, themes), keyed)
         invalid = checked.invalid
-        if notes and not checked.citations:
-            # An uncited lead paragraph cannot be traced; the listing lead always can.
+        if notes and not fully_cited(checked.text, keyed):
+            # A lead with an uncited statement cannot be traced; the listing lead always can.
             checked = check_citations(self.listing_lead(topic, notes, themes), keyed)
         timings["total"] = time.perf_counter() - started
         return Summary(topic, checked.text, themes, self.llm.name, invalid, timings)

@@ -116,3 +116,15 @@ def test_a_paper_note_with_an_invented_figure_is_replaced_by_the_papers_own_sent
     chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
     notes = {n.paper.id: n.note for n in Summarizer(chain).summarize("differential privacy").papers}
     assert "1000x" not in notes["000-05"] and notes["000-05"] in seed_retriever.store.paper("000-05").abstract
+
+
+def test_a_lead_with_one_uncited_sentence_is_replaced_by_the_cited_listing(seed_settings, seed_retriever):
+    notes = [
+        "The first DP algorithm whose DP guarantees can be verified cheaper than training.",
+        "DPIMF is a differentially private implicit matrix factorization framework for recommendation.",
+    ]
+    lead = "Both papers study privacy [000-05][004-17]. They differ in their focus."
+    model = ScriptedChatModel(replies=[*notes, lead], prompts=[])
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summary = Summarizer(chain).summarize("differential privacy")
+    assert summary.lead.startswith("2 papers on differential privacy") and "They differ" not in summary.lead
