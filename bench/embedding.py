@@ -11,7 +11,6 @@ bench/results/embedding.json.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import tempfile
@@ -19,6 +18,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures import report
 
 from rag.corpus import parse_source
 from rag.embeddings import MINILM, MiniLMEmbedder, _package_dir
@@ -67,11 +69,7 @@ def main(argv: list[str]) -> None:
         "speedup_vs_chroma": round(chroma_s / ours_s, 2),
         "max_cosine_gap": float(round(1 - (mine * theirs).sum(axis=1).min(), 6)),
     }
-    for key, value in figures.items():
-        print(f"{key:>24}: {value}")
-    out = Path(__file__).parent / "results" / "embedding.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(figures, indent=2))
+    report("embedding", figures)
 
 
 if __name__ == "__main__":

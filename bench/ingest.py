@@ -9,13 +9,15 @@ temporary data dir, so nothing is reused from an earlier run.
 
 from __future__ import annotations
 
-import json
 import resource
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures import report
 
 from rag.ingest import ingest
 from rag.resources import bundled_corpus
@@ -42,11 +44,7 @@ def main(argv: list[str]) -> None:
         "reingest_vs_first_ratio": round(again.seconds / first.seconds, 4),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
-    for key, value in figures.items():
-        print(f"{key:>28}: {value}")
-    out = Path(__file__).parent / "results" / f"ingest-{name}.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(figures, indent=2))
+    report(f"ingest-{name}", figures)
 
 
 if __name__ == "__main__":

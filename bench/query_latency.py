@@ -9,13 +9,15 @@ models loaded (what `chat` and `ask` pay per question), and writes bench/results
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures import report
 
 from rag.eval_harness import load_eval_set
 from rag.resources import resource_dir
@@ -42,11 +44,7 @@ def main() -> None:
         latencies.sort()
         figures[f"{mode}_median_ms"] = round(1000 * statistics.median(latencies), 1)
         figures[f"{mode}_p95_ms"] = round(1000 * latencies[int(0.95 * (len(latencies) - 1))], 1)
-    for key, value in figures.items():
-        print(f"{key:>18}: {value}")
-    out = Path(__file__).parent / "results" / f"query-{settings.collection}.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(figures, indent=2))
+    report(f"query-{settings.collection}", figures)
 
 
 if __name__ == "__main__":

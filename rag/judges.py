@@ -14,9 +14,9 @@ from typing import Protocol
 
 from rag.chunking import split_sentences
 from rag.context import plain_text
+from rag.lexical import stem_terms
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"[A-Za-z][A-Za-z\-]+")
 _STOP = frozenset(
     "the a an of and or to in on for with by from is are was were be been that this these those it its as at"
     " which who what how their our we they than then also can such into over under both each more"
@@ -31,14 +31,10 @@ class Judge(Protocol):
 
 
 def _stems(text: str) -> set[str]:
-    from rag.lexical import _stemmer
-
-    words = [w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 2]
-    stemmer = _stemmer()
-    return set(stemmer.stemWords(words) if stemmer else words)
+    return set(stem_terms(text, _STOP, min_length=3))
 
 
-def _numbers(text: str) -> set[str]:
+def numbers_in(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
@@ -53,7 +49,7 @@ class LexicalJudge:
         words = _stems(claim)
         if not words:
             return False
-        if not _numbers(claim) <= _numbers(evidence):
+        if not numbers_in(claim) <= numbers_in(evidence):
             return False
         return len(words & _stems(evidence)) / len(words) >= self.threshold
 

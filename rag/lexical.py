@@ -8,8 +8,10 @@ with the store's.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -18,13 +20,25 @@ from rag.store import Store
 _STOPWORDS = "en"
 
 
-def _stemmer():
+@functools.cache
+def stemmer():
+    """English Snowball stemmer (PyStemmer), shared by BM25, the judges and topic selection."""
     try:
         import Stemmer
 
         return Stemmer.Stemmer("english")
     except ImportError:  # optional: plain tokens still work, recall on word forms is lower
         return None
+
+
+_TERM = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
+
+
+def stem_terms(text: str, stopwords: frozenset[str], min_length: int = 2) -> list[str]:
+    """Lower-cased, stemmed words of ``text`` minus ``stopwords``: the unit of lexical overlap."""
+    words = [w.lower() for w in _TERM.findall(text) if len(w) >= min_length and w.lower() not in stopwords]
+    stem = stemmer()
+    return stem.stemWords(words) if stem else words
 
 
 class LexicalIndex:
@@ -59,7 +73,7 @@ class LexicalIndex:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         if ids:
-            tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=_stemmer(), show_progress=False)
+            tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
             retriever = bm25s.BM25()
             retriever.index(tokens, show_progress=False)
             retriever.save(str(tmp), show_progress=False)
@@ -93,7 +107,7 @@ class LexicalIndex:
             self._load()
         if self._retriever is None:
             return []
-        tokens = bm25s.tokenize([query], stopwords=_STOPWORDS, stemmer=_stemmer(), show_progress=False)
+        tokens = bm25s.tokenize([query], stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
         vocab = set(tokens.vocab)
         if not vocab or not (vocab & set(self._retriever.vocab_dict)):
             return []

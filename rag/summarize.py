@@ -24,6 +24,7 @@ from rag.chain import AnswerChain
 from rag.chunking import split_sentences
 from rag.citations import assign_keys, check_citations
 from rag.context import plain_text
+from rag.lexical import stem_terms
 from rag.models import Citation, Hit, Paper
 from rag.resources import prompt_text
 from rag.tokens import count_tokens
@@ -112,23 +113,15 @@ class Summary:
         }
 
 
-def _stems(text: str) -> list[str]:
-    from rag.lexical import _stemmer
-
-    stemmer = _stemmer()
-    words = [w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP]
-    return stemmer.stemWords(words) if stemmer else words
-
-
 def is_about(topic: str, hit: Hit) -> bool:
     """The check behind selection: the topic's words occur in the paper, or the match is strong."""
     similarity = hit.similarity or 0.0
     if similarity >= STRONG_SIMILARITY:
         return True
-    wanted = set(_stems(topic))
+    wanted = set(stem_terms(topic, _STOP))
     if not wanted or similarity < TOPICAL_SIMILARITY:
         return False
-    present = wanted & set(_stems(f"{hit.paper.title} {hit.paper.abstract}"))
+    present = wanted & set(stem_terms(f"{hit.paper.title} {hit.paper.abstract}", _STOP))
     return len(present) >= math.ceil(len(wanted) * (1.0 if len(wanted) <= 2 else 0.67))
 
 

@@ -12,7 +12,7 @@ import re
 
 from rag.context import plain_text
 from rag.eval_metrics import cited_sentences
-from rag.judges import LexicalJudge, _numbers
+from rag.judges import LexicalJudge, numbers_in
 from rag.models import Paper
 
 _KEYS = re.compile(r"\[[^\[\]]*\]")
@@ -22,7 +22,7 @@ def unsupported_reason(answer: str, question: str, papers: list[Paper]) -> str |
     """Why ``answer`` is not grounded in ``papers``, or None when it passes."""
     context = plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers))
     claims = plain_text(_KEYS.sub(" ", answer))
-    invented = _numbers(claims) - _numbers(context) - _numbers(question)
+    invented = numbers_in(claims) - numbers_in(context) - numbers_in(question)
     if invented:
         return f"figures found in no retrieved paper: {', '.join(sorted(invented))}"
     judge = LexicalJudge()

@@ -1,0 +1,19 @@
+"""Shared by the benchmarks: print figures aligned, and keep them as JSON in bench/results/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def report(name: str, figures: dict[str, Any]) -> Path:
+    width = max(len(k) for k in figures)
+    for key, value in figures.items():
+        print(f"{key:>{width}}: {value}")
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"{name}.json"
+    out.write_text(json.dumps(figures, indent=2, ensure_ascii=False))
+    return out
