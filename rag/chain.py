@@ -117,6 +117,11 @@ class AnswerChain:
         # over-refuse, and the verification below still withholds an unsupported second answer.
         self._retry_system = prompt_text("answer_retry_system")
 
+    @property
+    def system_prompt(self) -> str:
+        """The answer prompt's system text (the eval counts its tokens)."""
+        return self._system
+
     def _prompt(self):
         from langchain_core.prompts import ChatPromptTemplate
 
@@ -240,7 +245,8 @@ class AnswerChain:
             timings.pop("first_token", None)  # the user saw nothing yet; time the reply they see
             if gate:
                 gate.reset()
-            text = self._generate(dict(variables, system=self._retry_system), gate, timings, started)
+            variables = dict(variables, system=self._retry_system)  # a repair then builds on this turn
+            text = self._generate(variables, gate, timings, started)
         if not is_refusal(text) and not check_citations(text, keyed).citations:
             # Small models sometimes drop the keys; one targeted retry is cheaper than an
             # answer the user cannot trace.
@@ -259,7 +265,7 @@ class AnswerChain:
 
         started = time.perf_counter()
         messages = [
-            SystemMessage(self._system),
+            SystemMessage(variables["system"]),
             HumanMessage(prompt_text("answer_user").format(**variables)),
             AIMessage(draft),
             HumanMessage(prompt_text("repair")),

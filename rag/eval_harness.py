@@ -119,7 +119,7 @@ def evaluate_answers(
     chain: AnswerChain, items: Sequence[EvalItem], judge, mode: str, progress: Progress
 ) -> dict:
     rows = []
-    system_tokens = count_tokens(chain._system)
+    system_tokens = count_tokens(chain.system_prompt)
     for n, item in enumerate(items, start=1):
         answer = chain.ask(item.question, mode=mode)
         keyed = assign_keys(answer.retrieved)
