@@ -32,7 +32,7 @@ def main() -> None:
     retriever.search(questions[0])  # warm-up: model load and first query
     figures = {
         "collection": settings.collection,
-        "chunks": retriever.store.count(),
+        "chunks": retriever.count(),
         "queries": len(questions),
     }
     for mode in MODES:

@@ -112,7 +112,7 @@ class ChatSession:
         if not paper_id:
             render.warn("usage: /show ID")
             return True
-        paper = self.chain.retriever.store.paper(paper_id)
+        paper = self.chain.retriever.paper(paper_id)
         if paper is None:
             render.warn(f"no paper with id {paper_id!r}")
         else:

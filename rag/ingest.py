@@ -6,6 +6,7 @@ re-embeds changed ones, redoes any paper a crash left half-written, and deletes 
 vanished from their source file. New chunks are upserted before stale ones are deleted, so an
 interrupted run never leaves a paper with no chunks that it had before. One ingest per collection
 at a time (a lock file); the BM25 index is marked dirty while Chroma is written and rebuilt after.
+Vectors go through the embedding cache, so text embedded once (in any collection) is not again.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from pathlib import Path
 
 from rag.chunking import chunk_paper, paper_hash
 from rag.corpus import Problem, expand_paths, parse_source
-from rag.embeddings import Embedder, make_embedder
+from rag.embedding_cache import CachedEmbedder, EmbeddingCache
+from rag.embeddings import make_embedder
 from rag.errors import CitelineError
 from rag.lexical import LexicalIndex
 from rag.models import Chunk
 from rag.resources import bundled_corpus
-from rag.settings import Settings
+from rag.settings import DEFAULT_COLLECTION, Settings
 from rag.store import Store
 
 EMBED_BATCH = 64
@@ -37,6 +39,7 @@ class IngestReport:
     removed: int = 0
     skipped: int = 0
     chunks_written: int = 0
+    vectors_reused: int = 0  # chunks whose vector came from the embedding cache
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -70,10 +73,45 @@ def collection_lock(settings: Settings):
     return FileLock(str(settings.index_dir / f"{settings.collection}.lock"))
 
 
+def _single_collection(settings: Settings) -> None:
+    name = settings.collection
+    if len(settings.collection_names) != 1 or any(c in name for c in "*?[]"):
+        raise CitelineError(f"ingest writes one collection at a time, not {name!r}; name one --collection")
+
+
+def query_lexical_index(settings: Settings, store: Store) -> LexicalIndex:
+    """The BM25 index a query should use, without racing an ingest of the same collection.
+
+    Current: used as is. Stale with no ingest running (a crashed ingest, or another host wrote the
+    Chroma server): rebuilt and saved. Stale because an ingest is writing right now: the last
+    saved index is used as it stands (it matches the collection as the previous ingest left it,
+    and retrieval skips chunks it names that are gone), or, before the first ingest has finished,
+    an index built in memory for this process only. Only an ingest or a rebuild under the
+    collection lock clears the dirty mark.
+    """
+    from filelock import Timeout
+
+    lexical = lexical_index(settings)
+    if lexical.is_current(store.count()):
+        return lexical
+    lock = collection_lock(settings)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        if not lexical.exists():
+            lexical.build_in_memory(store)
+        return lexical
+    try:
+        lexical.rebuild(store)
+    finally:
+        lock.release()
+    return lexical
+
+
 class _Writer:
     """Buffers chunks so that embedding runs in batches, and writes each batch as it fills."""
 
-    def __init__(self, store: Store, embedder: Embedder, report: IngestReport) -> None:
+    def __init__(self, store: Store, embedder: CachedEmbedder, report: IngestReport) -> None:
         self.store, self.embedder, self.report = store, embedder, report
         self.pending: list[Chunk] = []
         self.stale: list[str] = []
@@ -86,9 +124,10 @@ class _Writer:
 
     def flush(self) -> None:
         if self.pending:
-            started = time.perf_counter()
+            started, reused = time.perf_counter(), self.embedder.hits
             vectors = self.embedder.embed_documents([c.text for c in self.pending])
             self.report.embed_seconds += time.perf_counter() - started
+            self.report.vectors_reused += self.embedder.hits - reused
             self.store.upsert(self.pending, vectors)
             self.report.chunks_written += len(self.pending)
             self.pending = []
@@ -102,6 +141,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
     from filelock import Timeout
 
     started = time.perf_counter()
+    _single_collection(settings)
     report = IngestReport()
     files = expand_paths(paths)
     lock = collection_lock(settings)
@@ -109,10 +149,12 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
         lock.acquire(timeout=0)
     except Timeout:
         raise CitelineError(
-            f"another citeline ingest is writing collection {settings.collection!r}; wait for it to finish"
+            f"another citeline process is writing collection {settings.collection!r} "
+            "(an ingest, or a query rebuilding its BM25 index); wait for it to finish"
         ) from None
+    cache = EmbeddingCache(settings.embedding_cache_file)
     try:
-        embedder = make_embedder(settings)
+        embedder = CachedEmbedder(make_embedder(settings), cache)
         store = Store(settings)
         store.open(embedder.name, create=True)
         lexical = lexical_index(settings)
@@ -164,6 +206,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
         writer.flush()
         lexical.rebuild(store)
     finally:
+        cache.close()
         lock.release()
     report.seconds = time.perf_counter() - started
     if report.papers_ingested == 0 and report.removed == 0:
@@ -173,7 +216,13 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
 
 
 def ensure_index(settings: Settings, progress: Progress = _noop) -> IngestReport | None:
-    """Ingest the bundled ICML 2026 corpus when the collection does not exist yet or is empty."""
+    """Ingest the bundled ICML 2026 corpus when the default collection does not exist or is empty.
+
+    Only the default collection: a collection the user named must have been ingested on purpose,
+    and filling a mistyped name with the bundled corpus would answer from the wrong papers.
+    """
+    if settings.collection != DEFAULT_COLLECTION:
+        return None
     store = Store(settings)
     if store.exists():
         embedder_name = make_embedder(settings).name

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 from rag.store import Store
@@ -42,18 +43,35 @@ def stem_terms(text: str, stopwords: frozenset[str], min_length: int = 2) -> lis
 
 
 class LexicalIndex:
+    """BM25 over one collection's chunks, saved beside the store.
+
+    A rebuild and a load hold the same small file lock, so a process never reads a directory
+    another process is swapping; the swap itself (new directory in, old one out) happens inside
+    that lock. An ingest marks the index dirty while it writes and rebuilds it at the end.
+    """
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._retriever = None
         self._ids: list[str] = []
+        self._loaded = False
 
     @property
     def _dirty_marker(self) -> Path:
         return self.directory.with_name(self.directory.name + ".dirty")
 
+    def _lock(self):
+        from filelock import FileLock
+
+        self.directory.parent.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.directory.with_name(self.directory.name + ".lock")), timeout=600)
+
     def mark_dirty(self) -> None:
         self.directory.parent.mkdir(parents=True, exist_ok=True)
         self._dirty_marker.touch()
+
+    def exists(self) -> bool:
+        return (self.directory / "citeline.json").is_file()
 
     def is_current(self, chunk_count: int) -> bool:
         meta = self.directory / "citeline.json"
@@ -61,56 +79,65 @@ class LexicalIndex:
             return False
         return json.loads(meta.read_text()).get("count") == chunk_count
 
-    def rebuild(self, store: Store) -> int:
-        """Index every chunk in ``store``; written to a temp dir and swapped in atomically."""
+    @staticmethod
+    def _build(store: Store):
         import bm25s
 
         ids, texts = [], []
         for chunk_id, text in store.all_chunks():
             ids.append(chunk_id)
             texts.append(text)
-        tmp = self.directory.with_name(self.directory.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        if ids:
-            tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
-            retriever = bm25s.BM25()
-            retriever.index(tokens, show_progress=False)
-            retriever.save(str(tmp), show_progress=False)
-        (tmp / "ids.json").write_text(json.dumps(ids))
-        (tmp / "citeline.json").write_text(json.dumps({"count": len(ids)}))
-        old = self.directory.with_name(self.directory.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        if self.directory.exists():
-            os.replace(self.directory, old)
-        os.replace(tmp, self.directory)
-        shutil.rmtree(old, ignore_errors=True)
-        self._dirty_marker.unlink(missing_ok=True)
-        self._retriever = None
+        if not ids:
+            return None, ids
+        tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
+        retriever = bm25s.BM25()
+        retriever.index(tokens, show_progress=False)
+        return retriever, ids
+
+    def rebuild(self, store: Store) -> int:
+        """Index every chunk in ``store``, save it, and clear the dirty mark."""
+        retriever, ids = self._build(store)
+        with self._lock():
+            tmp = Path(tempfile.mkdtemp(prefix=self.directory.name + ".tmp-", dir=self.directory.parent))
+            if retriever is not None:
+                retriever.save(str(tmp), show_progress=False)
+            (tmp / "ids.json").write_text(json.dumps(ids))
+            (tmp / "citeline.json").write_text(json.dumps({"count": len(ids)}))
+            old = self.directory.with_name(self.directory.name + ".old")
+            shutil.rmtree(old, ignore_errors=True)
+            if self.directory.exists():
+                os.replace(self.directory, old)
+            os.replace(tmp, self.directory)
+            shutil.rmtree(old, ignore_errors=True)
+            self._dirty_marker.unlink(missing_ok=True)
+        self._retriever, self._ids, self._loaded = retriever, ids, True
         return len(ids)
 
-    def ensure_current(self, store: Store) -> None:
-        if not self.is_current(store.count()):
-            self.rebuild(store)
+    def build_in_memory(self, store: Store) -> int:
+        """Index the store for this process only, leaving the saved index to the running ingest."""
+        self._retriever, self._ids = self._build(store)
+        self._loaded = True
+        return len(self._ids)
 
     def _load(self) -> None:
         import bm25s
 
-        self._ids = json.loads((self.directory / "ids.json").read_text())
-        self._retriever = bm25s.BM25.load(str(self.directory), show_progress=False) if self._ids else None
+        with self._lock():
+            self._ids = json.loads((self.directory / "ids.json").read_text())
+            self._retriever = bm25s.BM25.load(str(self.directory), show_progress=False) if self._ids else None
+        self._loaded = True
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) for chunks sharing a term with ``query``, best first."""
         import bm25s
 
-        if self._retriever is None:
+        if not self._loaded:
             self._load()
         if self._retriever is None:
             return []
         tokens = bm25s.tokenize([query], stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
-        vocab = set(tokens.vocab)
-        if not vocab or not (vocab & set(self._retriever.vocab_dict)):
-            return []
         query_tokens = [[t for t in tokens.vocab if t in self._retriever.vocab_dict]]
+        if not query_tokens[0]:
+            return []
         docs, scores = self._retriever.retrieve(query_tokens, k=min(k, len(self._ids)), show_progress=False)
         return [(self._ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]

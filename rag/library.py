@@ -8,26 +8,25 @@ from rag.llm import make_llm
 from rag.models import Paper
 from rag.retrieval import Retriever
 from rag.settings import Settings
-from rag.store import Store
+from rag.store import Store, open_stores
 
 
-def _store(settings: Settings) -> Store:
+def _stores(settings: Settings) -> list[Store]:
     from rag.embeddings import make_embedder
 
-    store = Store(settings)
-    store.open(make_embedder(settings).name)
-    return store
+    return open_stores(settings, make_embedder(settings).name)
 
 
 def list_papers(settings: Settings, source: str | None = None) -> list[Paper]:
-    return _store(settings).papers(where={"source": source} if source else None)
+    where = {"source": source} if source else None
+    return [paper for store in _stores(settings) for paper in store.papers(where=where)]
 
 
 def get_paper(settings: Settings, paper_id: str) -> Paper:
-    paper = _store(settings).paper(paper_id)
-    if paper is None:
-        raise CitelineError(f"no paper with id {paper_id!r} in collection {settings.collection!r}")
-    return paper
+    for store in _stores(settings):
+        if (paper := store.paper(paper_id)) is not None:
+            return paper
+    raise CitelineError(f"no paper with id {paper_id!r} in collection {settings.collection!r}")
 
 
 def answer_chain(settings: Settings) -> AnswerChain:

@@ -51,6 +51,7 @@ class Hit:
     similarity: float | None = None  # best dense cosine similarity of its chunks, if known
     bm25: float | None = None
     text: str = ""  # best-matching chunk
+    collection: str = ""  # the collection it was found in
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +62,7 @@ class Hit:
             "bm25": None if self.bm25 is None else round(self.bm25, 4),
             "source": self.paper.source,
             "line": self.paper.line,
+            "collection": self.collection,
         }
 
 

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from rag.chunking import paper_from_metadata
 from rag.embeddings import Embedder, make_embedder
 from rag.errors import CitelineError
-from rag.ingest import ensure_index, lexical_index
+from rag.ingest import ensure_index, query_lexical_index
 from rag.labels import is_coined_name
-from rag.models import Hit
+from rag.lexical import LexicalIndex
+from rag.models import Hit, Paper
 from rag.settings import Settings
-from rag.store import Store
+from rag.store import Store, open_stores
 
 MODES = ("hybrid", "dense", "bm25")
 RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
@@ -49,9 +50,18 @@ def _matches(meta: dict, where: dict | None) -> bool:
 
 
 @dataclass
+class _Source:
+    """One collection searched: its Chroma store and its BM25 index."""
+
+    store: Store
+    lexical: LexicalIndex
+
+
+@dataclass
 class _Candidate:
     chunk_id: str
     meta: dict
+    source: _Source
     similarity: float | None = None
     bm25: float | None = None
     dense_rank: int | None = None
@@ -59,18 +69,37 @@ class _Candidate:
 
 
 class Retriever:
-    """Hybrid retrieval over one collection; build once per session and reuse (models load once)."""
+    """Hybrid retrieval over one collection or several; build once per session and reuse.
 
-    def __init__(
-        self, settings: Settings, embedder: Embedder | None = None, store: Store | None = None
-    ) -> None:
+    Several collections (``--collection icml2024,iclr2024`` or ``'icml*'``) are searched as one:
+    dense results merge by cosine similarity, which one embedding model makes comparable across
+    collections; BM25 results merge by score (each collection keeps its own term statistics, so
+    this is an approximation, and the fusion only uses ranks). A paper found in two collections
+    counts once.
+    """
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.embedder = embedder or make_embedder(settings)
         ensure_index(settings)
-        self.store = store or Store(settings)
-        self.store.open(self.embedder.name)
-        self.lexical = lexical_index(settings)
-        self.lexical.ensure_current(self.store)
+        self.sources = []
+        for store in open_stores(settings, self.embedder.name):
+            scoped = settings.replace(collection=store.name)
+            self.sources.append(_Source(store, query_lexical_index(scoped, store)))
+
+    @property
+    def collections(self) -> list[str]:
+        return [s.store.name for s in self.sources]
+
+    def count(self) -> int:
+        """Chunks in all the collections searched."""
+        return sum(s.store.count() for s in self.sources)
+
+    def paper(self, paper_id: str) -> Paper | None:
+        for source in self.sources:
+            if (paper := source.store.paper(paper_id)) is not None:
+                return paper
+        return None
 
     def search(
         self,
@@ -92,25 +121,35 @@ class Retriever:
         where = metadata_filter(venue or self.settings.venue, year or self.settings.year)
 
         if mode in ("dense", "hybrid"):
+            dense = [
+                (similarity, chunk_id, meta, source)
+                for source in self.sources
+                for chunk_id, similarity, meta in source.store.query(query_vector, pool * 2, where=where)
+            ]
+            dense.sort(key=lambda row: -row[0])
             rank = 0
-            for chunk_id, similarity, meta in self.store.query(query_vector, pool * 2, where=where):
+            for similarity, chunk_id, meta, source in dense:
                 pid = str(meta["paper_id"])
                 if pid not in papers:
                     rank += 1
-                    papers[pid] = _Candidate(chunk_id, meta, similarity=similarity, dense_rank=rank)
+                    papers[pid] = _Candidate(chunk_id, meta, source, similarity=similarity, dense_rank=rank)
         if mode in ("bm25", "hybrid"):
-            lexical = self.lexical.search(query, pool * 2)
-            metas = self.store.chunks_by_id(
-                [cid for cid, _ in lexical if cid.rsplit("#", 1)[0] not in papers]
-            )
+            lexical = []
+            for source in self.sources:
+                found = source.lexical.search(query, pool * 2)
+                metas = source.store.chunks_by_id(
+                    [cid for cid, _ in found if cid.rsplit("#", 1)[0] not in papers]
+                )
+                lexical.extend((score, chunk_id, metas.get(chunk_id), source) for chunk_id, score in found)
+            lexical.sort(key=lambda row: -row[0])
             rank = 0
-            for chunk_id, score in lexical:
+            for score, chunk_id, meta, source in lexical:
                 pid = chunk_id.rsplit("#", 1)[0]
                 candidate = papers.get(pid)
                 if candidate is None:
-                    if chunk_id not in metas or not _matches(metas[chunk_id], where):
+                    if meta is None or not _matches(meta, where):
                         continue  # filtered out, or the lexical index is ahead of a store being rewritten
-                    candidate = papers[pid] = _Candidate(chunk_id, metas[chunk_id])
+                    candidate = papers[pid] = _Candidate(chunk_id, meta, source)
                 if candidate.bm25_rank is None:
                     rank += 1
                     candidate.bm25, candidate.bm25_rank = score, rank
@@ -141,6 +180,7 @@ class Retriever:
                     similarity=candidate.similarity,
                     bm25=candidate.bm25,
                     text=str(candidate.meta.get("abstract", "")),
+                    collection=candidate.source.store.name,
                 )
             )
         hits.sort(key=lambda h: (-h.score, h.paper.id))
@@ -154,12 +194,14 @@ class Retriever:
 
     def _fill_similarity(self, papers: dict[str, _Candidate], query_vector: list[float]) -> None:
         """Dense similarity for candidates that only BM25 found, so one floor applies to all."""
-        missing = [c for c in papers.values() if c.similarity is None]
-        if not missing:
-            return
-        got = self.store.collection.get(ids=[c.chunk_id for c in missing], include=["embeddings"])
-        vectors = dict(zip(got["ids"], got["embeddings"], strict=True))
-        for candidate in missing:
-            vector = vectors.get(candidate.chunk_id)
-            if vector is not None:
-                candidate.similarity = float(sum(a * b for a, b in zip(vector, query_vector, strict=True)))
+        for source in self.sources:
+            missing = [c for c in papers.values() if c.similarity is None and c.source is source]
+            if not missing:
+                continue
+            vectors = source.store.vectors([c.chunk_id for c in missing])
+            for candidate in missing:
+                vector = vectors.get(candidate.chunk_id)
+                if vector is not None:
+                    candidate.similarity = float(
+                        sum(a * b for a, b in zip(vector, query_vector, strict=True))
+                    )

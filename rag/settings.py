@@ -17,6 +17,8 @@ from typing import Any
 from rag.errors import CitelineError
 
 LLM_CHOICES = ("auto", "local", "openai", "none")
+# The collection the bundled corpus is ingested into on first use.
+DEFAULT_COLLECTION = "default"
 
 
 def _default_data_dir() -> Path:
@@ -34,9 +36,13 @@ def _default_config_file() -> Path:
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = field(default_factory=_default_data_dir)
-    collection: str = "default"
+    collection: str = DEFAULT_COLLECTION
     chroma_url: str | None = None
+    # Seconds a Chroma server may take to answer one request (chromadb itself waits forever).
+    chroma_timeout: float = 60.0
     embedding: str = "minilm"
+    # Keep document vectors by text under the data dir, so known text is never embedded twice.
+    embedding_cache: bool = True
     chunk_tokens: int = 200
     chunk_overlap: int = 32
     top_k: int = 4
@@ -69,6 +75,15 @@ class Settings:
     def models_dir(self) -> Path:
         return self.data_dir / "models"
 
+    @property
+    def embedding_cache_file(self) -> Path | None:
+        return self.data_dir / "cache" / "embeddings.sqlite" if self.embedding_cache else None
+
+    @property
+    def collection_names(self) -> list[str]:
+        """The comma-separated parts of ``collection``; a part may be a glob (``icml*``)."""
+        return list(dict.fromkeys(p.strip() for p in self.collection.split(",") if p.strip()))
+
     def replace(self, **changes: Any) -> Settings:
         """Return a copy with the non-None ``changes`` applied (CLI flags left unset are None)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -79,7 +94,9 @@ _ENV = {
     "CITELINE_DATA_DIR": "data_dir",
     "CITELINE_COLLECTION": "collection",
     "CITELINE_CHROMA_URL": "chroma_url",
+    "CITELINE_CHROMA_TIMEOUT": "chroma_timeout",
     "CITELINE_EMBEDDING": "embedding",
+    "CITELINE_EMBEDDING_CACHE": "embedding_cache",
     "CITELINE_CHUNK_TOKENS": "chunk_tokens",
     "CITELINE_CHUNK_OVERLAP": "chunk_overlap",
     "CITELINE_TOP_K": "top_k",

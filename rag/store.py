@@ -8,6 +8,8 @@ nonsense, so a mismatch is refused.
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,28 +38,92 @@ class PaperState:
         return self.hashes == {digest} and self.chunk_ids == expected
 
 
-def _client(settings: Settings):
+def _server_url(settings: Settings) -> str:
+    url = settings.chroma_url or ""
+    return (url if "://" in url else f"http://{url}").rstrip("/")
+
+
+def connect(settings: Settings):
+    """A Chroma client: embedded ``PersistentClient``, or ``HttpClient`` for ``chroma_url``.
+
+    chromadb's HTTP client has no timeout of its own (a stalled server hangs it forever, even in
+    its constructor), so the server is probed first with ``chroma_timeout`` and the client's
+    session is given the same bound; a request that exceeds it becomes a one-line error.
+    """
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-    if settings.chroma_url:
-        url = urlparse(
-            settings.chroma_url if "://" in settings.chroma_url else f"http://{settings.chroma_url}"
+    if not settings.chroma_url:
+        settings.index_dir.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(settings.index_dir / "chroma"), settings=chroma_settings)
+    import httpx
+
+    base = _server_url(settings)
+    url = urlparse(base)
+    try:
+        httpx.get(f"{base}/api/v2/heartbeat", timeout=settings.chroma_timeout).raise_for_status()
+        client = chromadb.HttpClient(
+            host=url.hostname or "127.0.0.1",
+            port=url.port or (443 if url.scheme == "https" else 8000),
+            ssl=url.scheme == "https",
+            settings=chroma_settings,
         )
+    except httpx.TimeoutException:
+        raise CitelineError(
+            f"the Chroma server at {settings.chroma_url} did not answer within {settings.chroma_timeout:g}s "
+            "(CITELINE_CHROMA_TIMEOUT)"
+        ) from None
+    except Exception as exc:  # chromadb raises bare ValueError/ConnectionError variants
+        raise CitelineError(f"cannot reach the Chroma server at {settings.chroma_url}: {exc}") from None
+    client._server._session.timeout = httpx.Timeout(settings.chroma_timeout)
+    return client
+
+
+def _server_errors(method):
+    """Turn a Chroma server that stalls or drops mid-request into a one-line error."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args, **kwargs):
+        import httpx
+
         try:
-            client = chromadb.HttpClient(
-                host=url.hostname or "127.0.0.1",
-                port=url.port or (443 if url.scheme == "https" else 8000),
-                ssl=url.scheme == "https",
-                settings=chroma_settings,
-            )
-            client.heartbeat()
-        except Exception as exc:  # chromadb raises bare ValueError/ConnectionError variants
-            raise CitelineError(f"cannot reach the Chroma server at {settings.chroma_url}: {exc}") from None
-        return client
-    settings.index_dir.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(settings.index_dir / "chroma"), settings=chroma_settings)
+            return method(self, *args, **kwargs)
+        except httpx.TimeoutException:
+            raise CitelineError(
+                f"the Chroma server at {self.location} did not answer within "
+                f"{self.settings.chroma_timeout:g}s (CITELINE_CHROMA_TIMEOUT); nothing was lost, run it again"
+            ) from None
+        except httpx.TransportError as exc:
+            raise CitelineError(f"lost the Chroma server at {self.location}: {exc}") from None
+
+    return wrapper
+
+
+def resolve_collections(patterns: Sequence[str], available: Sequence[str], location: str) -> list[str]:
+    """Collection names for ``--collection`` parts; a glob part (``icml*``) matches existing ones."""
+    names: list[str] = []
+    for pattern in patterns:
+        if not any(c in pattern for c in "*?["):
+            names.append(pattern)
+            continue
+        matched = fnmatch.filter(sorted(available), pattern)
+        if not matched:
+            have = ", ".join(sorted(available)) or "none"
+            raise CitelineError(f"no collection matches {pattern!r} at {location} (collections: {have})")
+        names.extend(matched)
+    return list(dict.fromkeys(names))
+
+
+def open_stores(settings: Settings, embedding_model: str) -> list[Store]:
+    """One opened :class:`Store` per collection that ``settings.collection`` names, on one client."""
+    first = Store(settings)
+    patterns = settings.collection_names
+    names = resolve_collections(patterns, first.collections(), first.location) if patterns else [first.name]
+    stores = [Store(settings.replace(collection=name), client=first.client) for name in names]
+    for store in stores:
+        store.open(embedding_model)
+    return stores
 
 
 class Store:
@@ -66,34 +132,38 @@ class Store:
     def __init__(self, settings: Settings, client: Any = None) -> None:
         self.settings = settings
         self.name = settings.collection
-        self._client = client or _client(settings)
+        self.client = client or connect(settings)
         self._collection = None
 
     @property
     def location(self) -> str:
         return self.settings.chroma_url or str(self.settings.index_dir / "chroma")
 
+    @_server_errors
     def exists(self) -> bool:
-        return self.name in {getattr(c, "name", c) for c in self._client.list_collections()}
+        return self.name in {getattr(c, "name", c) for c in self.client.list_collections()}
 
+    @_server_errors
     def collections(self) -> list[str]:
-        return sorted(getattr(c, "name", c) for c in self._client.list_collections())
+        return sorted(getattr(c, "name", c) for c in self.client.list_collections())
 
+    @_server_errors
     def open(self, embedding_model: str, create: bool = False):
         """The collection, checked against ``embedding_model``; created if asked and missing."""
         if self._collection is not None:
             return self._collection
         if create:
-            collection = self._client.get_or_create_collection(
+            collection = self.client.get_or_create_collection(
                 self.name,
                 embedding_function=None,
                 metadata={"embedding_model": embedding_model, "hnsw:space": "cosine"},
             )
         elif self.exists():
-            collection = self._client.get_collection(self.name, embedding_function=None)
+            collection = self.client.get_collection(self.name, embedding_function=None)
         else:
             raise CitelineError(
-                f"no index named {self.name!r} at {self.location}; run `citeline ingest` first"
+                f"no collection named {self.name!r} at {self.location}; "
+                f"run `citeline ingest FILES --collection {self.name}` first"
             )
         stored = (collection.metadata or {}).get("embedding_model")
         if stored and stored != embedding_model:
@@ -110,13 +180,18 @@ class Store:
             raise RuntimeError("Store.open() must be called first")
         return self._collection
 
+    @_server_errors
     def count(self) -> int:
         return self.collection.count()
+
+    @_server_errors
+    def _get(self, **kwargs: Any) -> dict:
+        return self.collection.get(**kwargs)
 
     def _pages(self, include: list[str], where: dict | None = None) -> Iterator[dict]:
         offset = 0
         while True:
-            page = self.collection.get(include=include, where=where, limit=PAGE, offset=offset)
+            page = self._get(include=include, where=where, limit=PAGE, offset=offset)
             if not page["ids"]:
                 return
             yield page
@@ -137,8 +212,9 @@ class Store:
         for page in self._pages(["documents"]):
             yield from zip(page["ids"], page["documents"], strict=True)
 
+    @_server_errors
     def upsert(self, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
-        limit = self._client.get_max_batch_size()
+        limit = self.client.get_max_batch_size()
         for start in range(0, len(chunks), limit):
             part = chunks[start : start + limit]
             self.collection.upsert(
@@ -148,12 +224,14 @@ class Store:
                 embeddings=[list(v) for v in vectors[start : start + limit]],
             )
 
+    @_server_errors
     def delete(self, chunk_ids: Sequence[str]) -> None:
         ids = list(chunk_ids)
-        limit = self._client.get_max_batch_size()
+        limit = self.client.get_max_batch_size()
         for start in range(0, len(ids), limit):
             self.collection.delete(ids=ids[start : start + limit])
 
+    @_server_errors
     def query(
         self, vector: Sequence[float], n: int, where: dict | None = None
     ) -> list[tuple[str, float, dict]]:
@@ -177,8 +255,14 @@ class Store:
     def chunks_by_id(self, chunk_ids: Sequence[str]) -> dict[str, dict]:
         if not chunk_ids:
             return {}
-        page = self.collection.get(ids=list(chunk_ids), include=["metadatas"])
+        page = self._get(ids=list(chunk_ids), include=["metadatas"])
         return dict(zip(page["ids"], page["metadatas"], strict=True))
+
+    def vectors(self, chunk_ids: Sequence[str]) -> dict[str, Sequence[float]]:
+        if not chunk_ids:
+            return {}
+        page = self._get(ids=list(chunk_ids), include=["embeddings"])
+        return dict(zip(page["ids"], page["embeddings"], strict=True))
 
     def papers(self, where: dict | None = None) -> list[Paper]:
         """Every paper once (from its first chunk), in source order."""
@@ -190,5 +274,5 @@ class Store:
         return sorted(found.values(), key=lambda p: (p.source, p.line))
 
     def paper(self, paper_id: str) -> Paper | None:
-        page = self.collection.get(where={"paper_id": paper_id}, include=["metadatas"], limit=1)
+        page = self._get(where={"paper_id": paper_id}, include=["metadatas"], limit=1)
         return paper_from_metadata(page["metadatas"][0]) if page["ids"] else None

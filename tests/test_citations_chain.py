@@ -163,7 +163,7 @@ def test_no_llm_mode_answers_with_verbatim_cited_sentences(seed_settings, seed_r
     assert "14.94" in answer.text and answer.grounded
     assert [c.paper.id for c in answer.citations] == ["000-02"]
     sentences = [s.strip() for s in answer.text.split("[000-02]") if s.strip()]
-    assert all(s in seed_retriever.store.paper("000-02").abstract for s in sentences)
+    assert all(s in seed_retriever.paper("000-02").abstract for s in sentences)
 
 
 def test_prompt_injection_in_an_abstract_reaches_the_model_only_as_quoted_context(

@@ -7,7 +7,7 @@ import pytest
 import rag.ingest as ingest_module
 from rag.embeddings import MiniLMEmbedder
 from rag.errors import CitelineError
-from rag.ingest import collection_lock, ingest, lexical_index
+from rag.ingest import collection_lock, ingest, lexical_index, query_lexical_index
 from rag.resources import bundled_corpus
 from rag.store import Store
 
@@ -81,7 +81,7 @@ def test_crash_mid_ingest_leaves_a_usable_index_and_rerun_completes(store_settin
     assert 0 < partial < 104
     lexical = lexical_index(store_settings)
     assert not lexical.is_current(partial)  # marked dirty: queries rebuild it before use
-    lexical.ensure_current(store)
+    query_lexical_index(store_settings, store)  # what a query does: no ingest runs, so it rebuilds
     assert lexical.is_current(partial)
 
     monkeypatch.setattr(ingest_module, "make_embedder", lambda settings: real)
@@ -99,7 +99,7 @@ def test_a_second_ingest_of_the_same_collection_is_refused_while_one_runs(store_
     holder.start()
     holder.join()
     try:
-        with pytest.raises(CitelineError, match="another citeline ingest"):
+        with pytest.raises(CitelineError, match="another citeline process is writing"):
             ingest(bundled_corpus()[:1], store_settings)
     finally:
         lock.release(force=True)

@@ -115,7 +115,7 @@ def test_a_paper_note_with_an_invented_figure_is_replaced_by_the_papers_own_sent
     model = ScriptedChatModel(replies=replies, prompts=[])
     chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
     notes = {n.paper.id: n.note for n in Summarizer(chain).summarize("differential privacy").papers}
-    assert "1000x" not in notes["000-05"] and notes["000-05"] in seed_retriever.store.paper("000-05").abstract
+    assert "1000x" not in notes["000-05"] and notes["000-05"] in seed_retriever.paper("000-05").abstract
 
 
 def test_a_lead_with_one_uncited_sentence_is_replaced_by_the_cited_listing(seed_settings, seed_retriever):
