@@ -84,8 +84,12 @@ def ingest(
 
     settings = _settings(config, collection=collection)
     bar, update = _progress()
-    with bar:
-        report = run_ingest(paths, settings, update)
+    try:
+        with bar:
+            report = run_ingest(paths, settings, update)
+    except KeyboardInterrupt:
+        render.ingest_interrupted()
+        raise typer.Exit(130) from None
     if json_out:
         render.print_json(report.to_dict())
     else:

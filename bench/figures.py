@@ -17,3 +17,14 @@ def report(name: str, figures: dict[str, Any]) -> Path:
     out = RESULTS / f"{name}.json"
     out.write_text(json.dumps(figures, indent=2, ensure_ascii=False))
     return out
+
+
+def peak_rss_mib(pid: int) -> float | None:
+    """A running process's peak resident memory (Linux ``VmHWM``), e.g. a Chroma server's."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None

@@ -48,6 +48,10 @@ def ingest_report(report: IngestReport) -> None:
     )
 
 
+def ingest_interrupted() -> None:
+    errors.print("interrupted: what was written is consistent; run the same ingest again to finish")
+
+
 def papers_table(papers: list[Paper]) -> None:
     table = Table(show_lines=False, box=None, pad_edge=False)
     for column in ("ID", "Label", "Venue", "Source"):

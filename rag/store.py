@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,8 @@ from rag.models import Chunk, Paper
 from rag.settings import Settings
 
 PAGE = 5000
+# Chroma's rule for collection names, checked here so a bad name is one clear line, not a traceback.
+_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]")
 
 
 @dataclass
@@ -153,6 +156,11 @@ class Store:
         if self._collection is not None:
             return self._collection
         if create:
+            if not _NAME.fullmatch(self.name):
+                raise CitelineError(
+                    f"bad collection name {self.name!r}: use 3-512 letters, digits, '.', '_' or '-', "
+                    "starting and ending with a letter or digit"
+                )
             collection = self.client.get_or_create_collection(
                 self.name,
                 embedding_function=None,

@@ -88,6 +88,8 @@ def test_a_glob_that_matches_nothing_and_a_multi_collection_ingest_are_refused(s
         Retriever(split.replace(collection="nothing-here-*"))
     with pytest.raises(CitelineError, match="ingest writes one collection at a time"):
         ingest([_write(tmp_path / "x.jsonl", RECORDS)], split.replace(collection="a,b"))
+    with pytest.raises(CitelineError, match="bad collection name 'x': use 3-512 letters"):
+        ingest([_write(tmp_path / "x.jsonl", RECORDS)], split.replace(collection="x"))
 
 
 def test_a_named_collection_that_does_not_exist_is_an_error_not_filled_with_the_bundled_corpus(tmp_path):
