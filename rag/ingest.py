@@ -63,14 +63,14 @@ def _noop(event: str, amount: int, detail: str) -> None:
 
 
 def lexical_index(settings: Settings) -> LexicalIndex:
-    return LexicalIndex(settings.index_dir / "bm25" / settings.collection)
+    return LexicalIndex(settings.store_dir / "bm25" / settings.collection)
 
 
 def collection_lock(settings: Settings):
     from filelock import FileLock
 
-    settings.index_dir.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(settings.index_dir / f"{settings.collection}.lock"))
+    settings.store_dir.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(settings.store_dir / f"{settings.collection}.lock"))
 
 
 def _single_collection(settings: Settings) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,21 @@ class Settings:
     @property
     def models_dir(self) -> Path:
         return self.data_dir / "models"
+
+    @property
+    def store_dir(self) -> Path:
+        """Local state that belongs to one store (BM25 indexes, ingest locks), kept apart per store.
+
+        The same collection name on the embedded store and on a Chroma server holds different
+        chunks, so their BM25 indexes must not be one file.
+        """
+        if not self.chroma_url:
+            return self.index_dir / "embedded"
+        return (
+            self.index_dir
+            / "servers"
+            / re.sub(r"[^A-Za-z0-9.-]+", "_", self.chroma_url.split("://")[-1].strip("/"))
+        )
 
     @property
     def embedding_cache_file(self) -> Path | None:

@@ -1,6 +1,7 @@
 """Several collections searched as one (a list or a glob), on embedded Chroma and a Chroma server."""
 
 import json
+import uuid
 
 import pytest
 
@@ -101,3 +102,18 @@ def test_a_named_collection_that_does_not_exist_is_an_error_not_filled_with_the_
     assert result.stderr.strip().splitlines()[-1].startswith("error: no collection named 'icml2042'")
     listed = run(["search", "graph networks", "--collection", "icml*"], settings)
     assert listed.returncode == 1 and "no collection matches 'icml*'" in listed.stderr
+
+
+def test_one_collection_name_on_the_embedded_store_and_on_a_server_keeps_two_bm25_indexes(
+    tmp_path, chroma_server_url
+):
+    from rag.settings import Settings
+
+    embedded = Settings(data_dir=tmp_path / "data", collection=f"t{uuid.uuid4().hex[:10]}")
+    server = embedded.replace(chroma_url=chroma_server_url)
+    # Two chunks each: a shared BM25 index would pass the chunk-count check and answer for the other.
+    ingest([_write(tmp_path / "icml.jsonl", RECORDS[:2])], embedded)
+    ingest([_write(tmp_path / "neurips.jsonl", RECORDS[2:])], server)
+    for settings, expected in ((embedded, {"m1", "m2"}), (server, {"n1", "n2"})):
+        hits = Retriever(settings).search("graph diffusion watermark", k=10, mode="bm25", floor=False)
+        assert {h.paper.id for h in hits} == expected
