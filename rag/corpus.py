@@ -51,6 +51,19 @@ class ParsedSource:
         return self.path.name
 
 
+def physical_lines(text: str) -> list[str]:
+    """Lines as editors and ``wc -l`` count them: split on newlines only.
+
+    ``str.splitlines`` also splits on U+2028/U+2029, U+0085 and form feeds, which real abstracts
+    contain (NeurIPS 2012 has U+2029 inside a JSON string): one record would become several
+    broken ones, and every later line number would be off.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def normalize_ws(text: str) -> str:
     """Collapse runs of whitespace; the text itself (LaTeX, markdown) is kept as given."""
     return _WS.sub(" ", text).strip()
@@ -100,7 +113,7 @@ def _venue_from_header(header: str) -> tuple[str, int | None]:
 
 
 def _parse_txt(path: Path, text: str, result: ParsedSource) -> None:
-    lines = text.splitlines()
+    lines = physical_lines(text)
     if not lines:
         return
     venue, year = _venue_from_header(lines[0])
@@ -123,7 +136,7 @@ def _parse_txt(path: Path, text: str, result: ParsedSource) -> None:
 
 
 def _records_jsonl(text: str) -> Iterator[tuple[int, Any]]:
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(physical_lines(text), start=1):
         if line.strip():
             try:
                 yield lineno, json.loads(line)
@@ -205,13 +218,21 @@ def parse_source(path: Path) -> ParsedSource:
             "json": lambda: _records_json(path, text),
             "csv": lambda: _records_csv(text),
         }[kind]()
+        parsed_any = has_abstracts = False
         for position, (lineno, record) in enumerate(records, start=1):
+            parsed_any |= not isinstance(record, CitelineError)
+            has_abstracts |= isinstance(record, dict) and "abstract" in record
             try:
                 if isinstance(record, CitelineError):
                     raise record
                 result.papers.append(_paper_from_record(record, lineno, position, path))
             except CitelineError as exc:
                 result.problems.append(Problem(path.name, lineno, str(exc)))
+        if parsed_any and not has_abstracts:
+            # A manifest or other JSON beside the lists: one warning, not one per record.
+            result.problems = [
+                Problem(path.name, None, "no record has an 'abstract' field; not a paper list")
+            ]
     _drop_duplicate_ids(result)
     return result
 

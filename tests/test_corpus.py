@@ -113,3 +113,31 @@ def test_unusable_files_raise_one_clear_error(tmp_path, name, content, message):
     path.write_bytes(content)
     with pytest.raises(CitelineError, match=message):
         parse_source(path)
+
+
+def test_unicode_line_separators_inside_an_entry_do_not_split_it(tmp_path):
+    # NeurIPS 2012 has U+2029 inside an abstract; str.splitlines() would cut that record in pieces.
+    jsonl = tmp_path / "p.jsonl"
+    records = [{"id": "a", "title": "T", "abstract": "First part.\u2029 Second part."},
+               {"id": "b", "title": "U", "abstract": "Another abstract."}]  # fmt: skip
+    jsonl.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n")
+    parsed = parse_source(jsonl)
+    assert not parsed.problems and [(p.id, p.line) for p in parsed.papers] == [("a", 1), ("b", 2)]
+    seeds = tmp_path / "001_x.txt"
+    seeds.write_text("ICML 2026\nOne abstract\u2028with a line separator.\r\n\nSecond abstract.\n")
+    papers = parse_source(seeds).papers
+    assert [(p.id, p.line) for p in papers] == [("001-01", 2), ("001-02", 4)]
+    assert papers[0].abstract == "One abstract with a line separator."
+
+
+def test_a_json_file_of_other_records_is_one_warning_not_one_per_record(tmp_path):
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps([{"file": "a.jsonl.gz", "count": 3}, {"file": "b.jsonl.gz", "count": 4}]))
+    parsed = parse_source(manifest)
+    assert not parsed.papers
+    assert [str(p) for p in parsed.problems] == [
+        "manifest.json: no record has an 'abstract' field; not a paper list"
+    ]
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": 1,\n{oops\n')
+    assert [p.line for p in parse_source(broken).problems] == [1, 2]  # malformed lines keep their numbers
