@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.chunking import chunk_paper, paper_hash
-from rag.corpus import Problem, expand_paths, parse_source
+from rag.corpus import ParsedSource, Problem, expand_paths, parse_source
 from rag.embedding_cache import CachedEmbedder, EmbeddingCache
 from rag.embeddings import make_embedder
 from rag.errors import CitelineError
@@ -25,7 +25,7 @@ from rag.lexical import LexicalIndex
 from rag.models import Chunk
 from rag.resources import bundled_corpus
 from rag.settings import DEFAULT_COLLECTION, Settings
-from rag.store import Store
+from rag.store import PaperState, Store
 
 EMBED_BATCH = 64
 
@@ -136,6 +136,42 @@ class _Writer:
             self.stale = []
 
 
+def _sync_file(
+    parsed: ParsedSource,
+    states: dict[str, PaperState],
+    settings: Settings,
+    writer: _Writer,
+    progress: Progress,
+) -> set[str]:
+    """Queue what changed in one file for writing; returns the IDs the file still holds."""
+    report = writer.report
+    report.files += 1
+    report.problems.extend(parsed.problems)
+    report.skipped += sum(1 for p in parsed.problems if p.line is not None)
+    progress("total", len(parsed.papers), parsed.name)
+    seen: set[str] = set()
+    for paper in parsed.papers:
+        progress("advance", 1, "")
+        state = states.get(paper.id)
+        if state and state.source != paper.source:
+            message = f"id {paper.id!r} is already indexed from {state.source}; skipped"
+            report.problems.append(Problem(paper.source, paper.line, message))
+            report.skipped += 1
+            continue
+        seen.add(paper.id)
+        digest = paper_hash(paper, settings.chunk_tokens, settings.chunk_overlap)
+        if state and state.is_complete(paper.id, digest):
+            report.unchanged += 1
+            continue
+        chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
+        writer.add(chunks, state.chunk_ids - {c.id for c in chunks} if state else ())
+        if state:
+            report.updated += 1
+        else:
+            report.added += 1
+    return seen
+
+
 def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) -> IngestReport:
     """Bring the collection in line with ``paths``. Raises only if nothing at all could be read."""
     from filelock import Timeout
@@ -158,8 +194,12 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
         store = Store(settings)
         store.open(embedder.name, create=True)
         lexical = lexical_index(settings)
+        lexical_was_current = lexical.is_current(store.count())
         lexical.mark_dirty()
         states = store.paper_states()
+        by_source: dict[str, set[str]] = {}
+        for paper_id, state in states.items():
+            by_source.setdefault(state.source, set()).add(paper_id)
         writer = _Writer(store, embedder, report)
         for path in files:
             try:
@@ -167,44 +207,16 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
             except CitelineError as exc:
                 report.problems.append(Problem(path.name, None, str(exc).removeprefix(f"{path}: ")))
                 continue
-            report.files += 1
-            report.problems.extend(parsed.problems)
-            report.skipped += sum(1 for p in parsed.problems if p.line is not None)
-            progress("total", len(parsed.papers), path.name)
-            seen: set[str] = set()
-            for paper in parsed.papers:
-                state = states.get(paper.id)
-                if state and state.source != paper.source:
-                    report.problems.append(
-                        Problem(
-                            paper.source,
-                            paper.line,
-                            f"id {paper.id!r} is already indexed from {state.source}; skipped",
-                        )
-                    )
-                    report.skipped += 1
-                    progress("advance", 1, "")
-                    continue
-                seen.add(paper.id)
-                digest = paper_hash(paper, settings.chunk_tokens, settings.chunk_overlap)
-                if state and state.is_complete(paper.id, digest):
-                    report.unchanged += 1
-                else:
-                    chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
-                    stale = state.chunk_ids - {c.id for c in chunks} if state else set()
-                    writer.add(chunks, stale)
-                    if state:
-                        report.updated += 1
-                    else:
-                        report.added += 1
-                progress("advance", 1, "")
-            gone = [pid for pid, st in states.items() if st.source == path.name and pid not in seen]
-            for pid in gone:
-                writer.add((), states.pop(pid).chunk_ids)
+            seen = _sync_file(parsed, states, settings, writer, progress)
+            gone = by_source.get(path.name, set()) - seen
+            for paper_id in gone:
+                writer.add((), states.pop(paper_id).chunk_ids)
             report.removed += len(gone)
             writer.flush()
-        writer.flush()
-        lexical.rebuild(store)
+        if lexical_was_current and not report.chunks_written and not report.removed:
+            lexical.clear_dirty()  # nothing was written: the saved BM25 index still matches
+        else:
+            lexical.rebuild(store)
     finally:
         cache.close()
         lock.release()

@@ -70,6 +70,9 @@ class LexicalIndex:
         self.directory.parent.mkdir(parents=True, exist_ok=True)
         self._dirty_marker.touch()
 
+    def clear_dirty(self) -> None:
+        self._dirty_marker.unlink(missing_ok=True)
+
     def exists(self) -> bool:
         return (self.directory / "citeline.json").is_file()
 
@@ -109,7 +112,7 @@ class LexicalIndex:
                 os.replace(self.directory, old)
             os.replace(tmp, self.directory)
             shutil.rmtree(old, ignore_errors=True)
-            self._dirty_marker.unlink(missing_ok=True)
+            self.clear_dirty()
         self._retriever, self._ids, self._loaded = retriever, ids, True
         return len(ids)
 

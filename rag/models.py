@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -26,7 +26,8 @@ class Paper:
         return self.title or self.label
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Not dataclasses.asdict: its recursive deep copy was 8% of an unchanged 37k-paper re-ingest.
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["authors"] = list(self.authors)
         return data
 

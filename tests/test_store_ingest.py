@@ -32,8 +32,12 @@ def test_reingesting_the_same_files_adds_nothing_and_keeps_ids(store_settings):
     store = _store(store_settings)
     ids_before = {p.id for p in store.papers()}
     count_before = store.count()
+    bm25_file = lexical_index(store_settings).directory / "ids.json"
+    bm25_before = bm25_file.stat().st_ino
     second = ingest(bundled_corpus(), store_settings)
     assert (second.added, second.updated, second.unchanged, second.chunks_written) == (0, 0, 57, 0)
+    assert bm25_file.stat().st_ino == bm25_before  # nothing written, so BM25 was not rebuilt
+    assert lexical_index(store_settings).is_current(count_before)
     assert {p.id for p in store.papers()} == ids_before and store.count() == count_before
     assert "000-02" in ids_before
 
