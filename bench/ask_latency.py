@@ -16,6 +16,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures import percentile
 
 from rag.library import answer_chain
 from rag.settings import load_settings
@@ -32,11 +35,6 @@ QUESTIONS = [
     "How does GenAlign reduce position bias in generative reward models?",
     "What is the sample complexity of sliding-window streaming bandits?",
 ]
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def main() -> None:
@@ -60,9 +58,9 @@ def main() -> None:
         "llm": chain.llm.name,
         "questions": len(rows),
         "first_token_median_s": round(statistics.median(firsts), 2),
-        "first_token_p95_s": round(_pct(firsts, 0.95), 2),
+        "first_token_p95_s": round(percentile(firsts, 0.95), 2),
         "total_median_s": round(statistics.median(totals), 2),
-        "total_p95_s": round(_pct(totals, 0.95), 2),
+        "total_p95_s": round(percentile(totals, 0.95), 2),
     }
     print(json.dumps(summary, indent=2))
     out = Path(__file__).parent / "results" / f"ask-{args.llm}.json"

@@ -19,6 +19,12 @@ def report(name: str, figures: dict[str, Any]) -> Path:
     return out
 
 
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile: with few samples, a value that was actually measured."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
 def peak_rss_mib(pid: int) -> float | None:
     """A running process's peak resident memory (Linux ``VmHWM``), e.g. a Chroma server's."""
     try:

@@ -7,8 +7,10 @@
 Runs three ingests of the same files into one data dir (a fresh temporary one unless
 ``--data-dir`` is given): the first (cold unless the data dir's embedding cache already knows the
 text), an unchanged re-ingest (content hashes: nothing to do), and, with ``--copy``, an ingest into
-a second collection, where every vector comes from the embedding cache. Prints the figures and
-writes bench/results/ingest-<name>.json. ``--server-pid`` adds the Chroma server's peak memory.
+a second collection, where every vector comes from the embedding cache. ``--per-file PREFIX``
+instead ingests each file into a collection of its own (``PREFIX<file stem>``), the layout for
+searching several collections together. Prints the figures and writes
+bench/results/ingest-<name>-<store>.json. ``--server-pid`` adds the Chroma server's peak memory.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import resource
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -24,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import peak_rss_mib, report
 
+from rag.corpus import expand_paths
 from rag.ingest import IngestReport, ingest
 from rag.resources import bundled_corpus
 from rag.settings import Settings
@@ -44,6 +48,27 @@ def _figures(prefix: str, run: IngestReport) -> dict[str, float]:
     }
 
 
+def per_file(paths: list[Path], settings: Settings, prefix: str, name: str) -> None:
+    started = time.perf_counter()
+    runs = [
+        ingest([path], settings.replace(collection=prefix + path.name.split(".")[0]))
+        for path in expand_paths(paths)
+    ]
+    seconds = time.perf_counter() - started
+    papers = sum(r.papers_ingested for r in runs)
+    figures = {
+        "collections": len(runs),
+        "papers": papers,
+        "chunks": sum(r.chunks_written for r in runs),
+        "vectors_reused": sum(r.vectors_reused for r in runs),
+        "seconds": round(seconds, 2),
+        "papers_per_second": round(papers / seconds, 1),
+        "embedding_seconds": round(sum(r.embed_seconds for r in runs), 2),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    report(name, figures)
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("paths", nargs="*", type=Path)
@@ -53,6 +78,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--chroma-url")
     parser.add_argument("--server-pid", type=int)
     parser.add_argument("--copy", action="store_true", help="also ingest into a second collection")
+    parser.add_argument("--per-file", metavar="PREFIX", help="one collection per file")
     args = parser.parse_args(argv)
     paths = args.paths or bundled_corpus()
     name = args.name or (args.paths[0].name.split(".")[0] if args.paths else "icml2026-seeds")
@@ -61,6 +87,9 @@ def main(argv: list[str]) -> None:
         settings = Settings(
             data_dir=args.data_dir or Path(tmp), collection=args.collection, chroma_url=args.chroma_url
         )
+        if args.per_file:
+            per_file(paths, settings, args.per_file, f"ingest-{name}-{backend}")
+            return
         first = ingest(paths, settings)
         print(f"first ingest: {first.papers_ingested} papers in {first.seconds:.1f}s", flush=True)
         again = ingest(paths, settings)
