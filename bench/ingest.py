@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figures import peak_rss_mib, report
 
 from rag.corpus import expand_paths
+from rag.errors import CitelineError
 from rag.ingest import IngestReport, ingest
 from rag.resources import bundled_corpus
 from rag.settings import Settings
@@ -50,10 +51,12 @@ def _figures(prefix: str, run: IngestReport) -> dict[str, float]:
 
 def per_file(paths: list[Path], settings: Settings, prefix: str, name: str) -> None:
     started = time.perf_counter()
-    runs = [
-        ingest([path], settings.replace(collection=prefix + path.name.split(".")[0]))
-        for path in expand_paths(paths)
-    ]
+    runs = []
+    for path in expand_paths(paths):
+        try:
+            runs.append(ingest([path], settings.replace(collection=prefix + path.name.split(".")[0])))
+        except CitelineError as exc:  # a file with no papers (the corpora's manifest.json)
+            print(f"skipped: {exc}")
     seconds = time.perf_counter() - started
     papers = sum(r.papers_ingested for r in runs)
     figures = {

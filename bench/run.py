@@ -55,11 +55,12 @@ def _start_chroma(path: Path) -> tuple[subprocess.Popen, str]:
     sys.exit(f"the Chroma server did not start; see {path.parent / 'chroma.log'}")
 
 
-def _step(label: str, script: str, *args: str) -> None:
+def _step(label: str, script: str, *args: str) -> bool:
     print(f"\n== {label}", flush=True)
     started = time.monotonic()
-    subprocess.run([sys.executable, str(HERE / script), *args], check=True)
-    print(f"   ({time.monotonic() - started:.0f} s)", flush=True)
+    code = subprocess.run([sys.executable, str(HERE / script), *args]).returncode
+    print(f"   ({time.monotonic() - started:.0f} s{', FAILED' if code else ''})", flush=True)
+    return code == 0
 
 
 Step = tuple[str, str, list[str]]
@@ -190,8 +191,8 @@ def main(argv: list[str]) -> None:
         work = Path(tempfile.mkdtemp(prefix="citeline-bench-"))
         chroma, url = _start_chroma(work / "chroma-server")
         try:
-            for label, script, step_args in plan(work, url, chroma.pid, args.full):
-                _step(label, script, *step_args)
+            failed = [label for label, script, rest in plan(work, url, chroma.pid, args.full)
+                      if not _step(label, script, *rest)]  # fmt: skip
         finally:
             chroma.terminate()
             chroma.wait(timeout=30)
@@ -200,6 +201,8 @@ def main(argv: list[str]) -> None:
     text = summary()
     (RESULTS / "summary.md").write_text(text)
     print("\n" + text)
+    if not args.summary_only and failed:
+        sys.exit(f"failed steps: {', '.join(failed)}")
 
 
 if __name__ == "__main__":
