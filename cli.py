@@ -21,7 +21,12 @@ app = typer.Typer(
 papers_app = typer.Typer(help="List and inspect the indexed papers.", no_args_is_help=True)
 app.add_typer(papers_app, name="papers")
 
-Collection = Annotated[str | None, typer.Option("--collection", "-c", help="Index collection name.")]
+Collection = Annotated[
+    str | None,
+    typer.Option(
+        "--collection", "-c", help="Collection name; to read, several (a,b) or a glob ('icml*') work too."
+    ),
+]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 TopK = Annotated[int | None, typer.Option("-k", help="Number of papers to retrieve.")]
 Mode = Annotated[str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.")]

@@ -208,7 +208,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
                 report.problems.append(Problem(path.name, None, str(exc).removeprefix(f"{path}: ")))
                 continue
             seen = _sync_file(parsed, states, settings, writer, progress)
-            gone = by_source.get(path.name, set()) - seen
+            gone = (by_source.get(path.name, set()) - seen) & states.keys()  # a name listed twice
             for paper_id in gone:
                 writer.add((), states.pop(paper_id).chunk_ids)
             report.removed += len(gone)

@@ -85,11 +85,8 @@ class Settings:
         """
         if not self.chroma_url:
             return self.index_dir / "embedded"
-        return (
-            self.index_dir
-            / "servers"
-            / re.sub(r"[^A-Za-z0-9.-]+", "_", self.chroma_url.split("://")[-1].strip("/"))
-        )
+        server = re.sub(r"[^A-Za-z0-9.-]+", "_", self.chroma_url.split("://")[-1].strip("/"))
+        return self.index_dir / "servers" / server
 
     @property
     def embedding_cache_file(self) -> Path | None:

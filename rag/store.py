@@ -79,7 +79,11 @@ def connect(settings: Settings):
         ) from None
     except Exception as exc:  # chromadb raises bare ValueError/ConnectionError variants
         raise CitelineError(f"cannot reach the Chroma server at {settings.chroma_url}: {exc}") from None
-    client._server._session.timeout = httpx.Timeout(settings.chroma_timeout)
+    # chromadb builds its httpx session with timeout=None and offers no setting for it
+    # (chroma-core/chroma#5805); set the bound on the session it made, where it has one.
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(settings.chroma_timeout)
     return client
 
 
