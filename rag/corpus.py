@@ -157,13 +157,37 @@ def _records_json(path: Path, text: str) -> Iterator[tuple[int, Any]]:
     yield from enumerate(data, start=1)
 
 
-def _records_csv(text: str) -> Iterator[tuple[int, Any]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+def _records_csv(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+    """Rows with the line they start on; strict quoting, so a stray quote is an error, not data.
+
+    The lenient default reads an unclosed quote as a field running on through the following rows,
+    silently merging them into one paper; strict mode reports the row, and reading resumes after it.
+    Lines are counted as they are fed in: the reader's own count stops moving at an error.
+    """
+    consumed = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal consumed
+        for line in io.StringIO(text, newline=""):
+            consumed += 1
+            yield line
+
+    reader = csv.DictReader(lines(), strict=True)
     try:
-        for row in reader:
-            yield reader.line_num, row
+        reader.fieldnames  # noqa: B018 - reads the header row
     except csv.Error as exc:
-        yield reader.line_num, CitelineError(f"malformed CSV ({exc})")
+        raise CitelineError(f"{path}:1: malformed CSV header ({exc})") from None
+    end = consumed
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield end + 1, CitelineError(f"malformed CSV ({exc})")
+        else:
+            yield end + 1, row
+        end = consumed
 
 
 def _as_authors(value: Any) -> tuple[str, ...]:
@@ -216,7 +240,7 @@ def parse_source(path: Path) -> ParsedSource:
         records = {
             "jsonl": lambda: _records_jsonl(text),
             "json": lambda: _records_json(path, text),
-            "csv": lambda: _records_csv(text),
+            "csv": lambda: _records_csv(path, text),
         }[kind]()
         parsed_any = has_abstracts = False
         for position, (lineno, record) in enumerate(records, start=1):

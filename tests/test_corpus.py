@@ -141,3 +141,34 @@ def test_a_json_file_of_other_records_is_one_warning_not_one_per_record(tmp_path
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"id": 1,\n{oops\n')
     assert [p.line for p in parse_source(broken).problems] == [1, 2]  # malformed lines keep their numbers
+
+
+def test_a_stray_quote_in_a_csv_row_is_reported_instead_of_swallowing_the_next_rows(tmp_path):
+    path = tmp_path / "list.csv"
+    path.write_text(
+        "id,title,abstract\n"
+        'a1,Good,"A quoted abstract\nthat spans two lines."\n'
+        'a2,Bad,"An unclosed quote.\n'
+        'a3,Lost,"Read as part of the bad row."\n'
+        "a4,Fine,Plain abstract.\n"
+        'a5,Tail,"unclosed at the end\n'
+    )
+    parsed = parse_source(path)
+    assert [(p.id, p.line) for p in parsed.papers] == [("a1", 2), ("a4", 6)]
+    assert parsed.papers[0].abstract == "A quoted abstract that spans two lines."
+    assert [str(p) for p in parsed.problems] == [
+        "list.csv:4: malformed CSV (',' expected after '\"')",
+        "list.csv:7: malformed CSV (unexpected end of data)",
+    ]
+
+
+def test_an_empty_list_is_one_clear_error(tmp_path, seed_settings):
+    from .test_cli import run
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = run(["ingest", str(empty), "--collection", "empty-list"], seed_settings)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: nothing could be ingested: the files hold no papers"
+    ]

@@ -7,6 +7,7 @@ import json
 from rag.ingest import ingest
 
 from .test_cli import run
+from .test_eval import EVAL_SET
 
 INJECTION = (
     "We propose ShieldNet, a detector for adversarial patches that reaches 91.2% accuracy on ImageNet-Patch. "
@@ -38,7 +39,13 @@ def test_api_key_never_appears_in_output_or_on_disk(seed_settings, tmp_path):
     )
     assert result.returncode == 1 and secret not in result.stdout + result.stderr
     assert run(["search", "watermarking", "--json"], seed_settings, extra_env=env).returncode == 0
-    for path in seed_settings.data_dir.rglob("*"):
+    questions = tmp_path / "two.jsonl"
+    questions.write_text("\n".join(EVAL_SET.read_text(encoding="utf-8").split("\n")[:2]) + "\n")
+    reports = tmp_path / "eval"
+    evaluated = run(["eval", "--set", str(questions), "--llm", "none", "--out", str(reports)], seed_settings,
+                    extra_env=env)  # fmt: skip
+    assert evaluated.returncode == 0 and secret not in evaluated.stdout + evaluated.stderr
+    for path in [*seed_settings.data_dir.rglob("*"), *reports.rglob("*")]:
         if path.is_file() and path.stat().st_size < 50_000_000:
             assert secret.encode() not in path.read_bytes(), path
 
