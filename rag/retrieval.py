@@ -12,7 +12,10 @@ its text contains: such exact matches are the strongest evidence there is, in an
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 from rag.chunking import paper_from_metadata
 from rag.embeddings import Embedder, make_embedder
@@ -25,6 +28,7 @@ from rag.settings import Settings
 from rag.store import Store, open_stores
 
 MODES = ("hybrid", "dense", "bm25")
+_T = TypeVar("_T")
 RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
 _TERM = re.compile(r"[A-Za-z][\w\-]*\w")
 
@@ -68,6 +72,25 @@ class _Candidate:
     bm25_rank: int | None = None
 
 
+Row = tuple[float, str, "dict | None", _Source]  # score, chunk id, metadata, where it was found
+
+
+def _search_source(
+    source: _Source, query: str, vector: list[float], mode: str, n: int, where: dict | None
+) -> tuple[list[Row], list[Row]]:
+    """One collection's dense and BM25 candidates, each with the chunk's metadata."""
+    dense: list[Row] = []
+    if mode in ("dense", "hybrid"):
+        dense = [(sim, cid, meta, source) for cid, sim, meta in source.store.query(vector, n, where=where)]
+    lexical: list[Row] = []
+    if mode in ("bm25", "hybrid"):
+        found = source.lexical.search(query, n)
+        known = {cid: meta for _, cid, meta, _ in dense}
+        metas = known | source.store.chunks_by_id([cid for cid, _ in found if cid not in known])
+        lexical = [(score, cid, metas.get(cid), source) for cid, score in found]
+    return dense, lexical
+
+
 class Retriever:
     """Hybrid retrieval over one collection or several; build once per session and reuse.
 
@@ -83,6 +106,7 @@ class Retriever:
         self.embedder = embedder or make_embedder(settings)
         ensure_index(settings)
         self.sources = []
+        self._pool: ThreadPoolExecutor | None = None
         for store in open_stores(settings, self.embedder.name):
             scoped = settings.replace(collection=store.name)
             self.sources.append(_Source(store, query_lexical_index(scoped, store)))
@@ -120,39 +144,28 @@ class Retriever:
         papers: dict[str, _Candidate] = {}
         where = metadata_filter(venue or self.settings.venue, year or self.settings.year)
 
-        if mode in ("dense", "hybrid"):
-            dense = [
-                (similarity, chunk_id, meta, source)
-                for source in self.sources
-                for chunk_id, similarity, meta in source.store.query(query_vector, pool * 2, where=where)
-            ]
-            dense.sort(key=lambda row: -row[0])
-            rank = 0
-            for similarity, chunk_id, meta, source in dense:
-                pid = str(meta["paper_id"])
-                if pid not in papers:
-                    rank += 1
-                    papers[pid] = _Candidate(chunk_id, meta, source, similarity=similarity, dense_rank=rank)
-        if mode in ("bm25", "hybrid"):
-            lexical = []
-            for source in self.sources:
-                found = source.lexical.search(query, pool * 2)
-                metas = source.store.chunks_by_id(
-                    [cid for cid, _ in found if cid.rsplit("#", 1)[0] not in papers]
-                )
-                lexical.extend((score, chunk_id, metas.get(chunk_id), source) for chunk_id, score in found)
-            lexical.sort(key=lambda row: -row[0])
-            rank = 0
-            for score, chunk_id, meta, source in lexical:
-                pid = chunk_id.rsplit("#", 1)[0]
-                candidate = papers.get(pid)
-                if candidate is None:
-                    if meta is None or not _matches(meta, where):
-                        continue  # filtered out, or the lexical index is ahead of a store being rewritten
-                    candidate = papers[pid] = _Candidate(chunk_id, meta, source)
-                if candidate.bm25_rank is None:
-                    rank += 1
-                    candidate.bm25, candidate.bm25_rank = score, rank
+        found = self._each_source(
+            lambda source: _search_source(source, query, query_vector, mode, pool * 2, where)
+        )
+        dense = sorted((row for rows, _ in found for row in rows), key=lambda row: -row[0])
+        rank = 0
+        for similarity, chunk_id, meta, source in dense:
+            pid = str(meta["paper_id"])
+            if pid not in papers:
+                rank += 1
+                papers[pid] = _Candidate(chunk_id, meta, source, similarity=similarity, dense_rank=rank)
+        lexical = sorted((row for _, rows in found for row in rows), key=lambda row: -row[0])
+        rank = 0
+        for score, chunk_id, meta, source in lexical:
+            pid = chunk_id.rsplit("#", 1)[0]
+            candidate = papers.get(pid)
+            if candidate is None:
+                if meta is None or not _matches(meta, where):
+                    continue  # filtered out, or the lexical index is ahead of a store being rewritten
+                candidate = papers[pid] = _Candidate(chunk_id, meta, source)
+            if candidate.bm25_rank is None:
+                rank += 1
+                candidate.bm25, candidate.bm25_rank = score, rank
         self._fill_similarity(papers, query_vector)
 
         hits = []
@@ -186,6 +199,14 @@ class Retriever:
         hits.sort(key=lambda h: (-h.score, h.paper.id))
         return hits[:k]
 
+    def _each_source(self, work: Callable[[_Source], _T]) -> list[_T]:
+        """``work`` on every collection; several run in threads (Chroma's calls release the GIL)."""
+        if len(self.sources) == 1:
+            return [work(self.sources[0])]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=min(8, len(self.sources)))
+        return list(self._pool.map(work, self.sources))
+
     def _passes_floor(self, candidate: _Candidate, terms: set[str], threshold: float) -> bool:
         if candidate.similarity is not None and candidate.similarity >= threshold:
             return True
@@ -194,13 +215,11 @@ class Retriever:
 
     def _fill_similarity(self, papers: dict[str, _Candidate], query_vector: list[float]) -> None:
         """Dense similarity for candidates that only BM25 found, so one floor applies to all."""
-        for source in self.sources:
-            missing = [c for c in papers.values() if c.similarity is None and c.source is source]
-            if not missing:
-                continue
-            vectors = source.store.vectors([c.chunk_id for c in missing])
+        missing = [c for c in papers.values() if c.similarity is None]
+        for source in {id(c.source): c.source for c in missing}.values():
+            vectors = source.store.vectors([c.chunk_id for c in missing if c.source is source])
             for candidate in missing:
-                vector = vectors.get(candidate.chunk_id)
+                vector = vectors.get(candidate.chunk_id) if candidate.source is source else None
                 if vector is not None:
                     candidate.similarity = float(
                         sum(a * b for a, b in zip(vector, query_vector, strict=True))

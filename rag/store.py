@@ -247,13 +247,14 @@ class Store:
     def query(
         self, vector: Sequence[float], n: int, where: dict | None = None
     ) -> list[tuple[str, float, dict]]:
-        """(chunk id, cosine similarity, metadata), most similar first."""
-        total = self.count()
-        if total == 0:
-            return []
+        """(chunk id, cosine similarity, metadata), most similar first.
+
+        No count() first to cap ``n``: Chroma 1.x returns what there is, and a count costs as much
+        as a third of the query.
+        """
         result = self.collection.query(
             query_embeddings=[list(vector)],
-            n_results=min(n, total),
+            n_results=n,
             where=where,
             include=["metadatas", "distances"],
         )
