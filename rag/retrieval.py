@@ -28,6 +28,7 @@ from rag.settings import Settings
 from rag.store import Store, open_stores
 
 MODES = ("hybrid", "dense", "bm25")
+_S = TypeVar("_S")
 _T = TypeVar("_T")
 RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
 _TERM = re.compile(r"[A-Za-z][\w\-]*\w")
@@ -105,11 +106,12 @@ class Retriever:
         self.settings = settings
         self.embedder = embedder or make_embedder(settings)
         ensure_index(settings)
-        self.sources = []
-        self._pool: ThreadPoolExecutor | None = None
-        for store in open_stores(settings, self.embedder.name):
-            scoped = settings.replace(collection=store.name)
-            self.sources.append(_Source(store, query_lexical_index(scoped, store)))
+        stores = open_stores(settings, self.embedder.name)
+        self._pool = ThreadPoolExecutor(max_workers=min(8, len(stores))) if len(stores) > 1 else None
+        lexical = self._map(
+            lambda store: query_lexical_index(settings.replace(collection=store.name), store), stores
+        )
+        self.sources = [_Source(store, index) for store, index in zip(stores, lexical, strict=True)]
 
     @property
     def collections(self) -> list[str]:
@@ -144,8 +146,8 @@ class Retriever:
         papers: dict[str, _Candidate] = {}
         where = metadata_filter(venue or self.settings.venue, year or self.settings.year)
 
-        found = self._each_source(
-            lambda source: _search_source(source, query, query_vector, mode, pool * 2, where)
+        found = self._map(
+            lambda source: _search_source(source, query, query_vector, mode, pool * 2, where), self.sources
         )
         dense = sorted((row for rows, _ in found for row in rows), key=lambda row: -row[0])
         rank = 0
@@ -199,13 +201,9 @@ class Retriever:
         hits.sort(key=lambda h: (-h.score, h.paper.id))
         return hits[:k]
 
-    def _each_source(self, work: Callable[[_Source], _T]) -> list[_T]:
-        """``work`` on every collection; several run in threads (Chroma's calls release the GIL)."""
-        if len(self.sources) == 1:
-            return [work(self.sources[0])]
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=min(8, len(self.sources)))
-        return list(self._pool.map(work, self.sources))
+    def _map(self, work: Callable[[_S], _T], items: list[_S]) -> list[_T]:
+        """``work`` on each collection's part; several run in threads (Chroma releases the GIL)."""
+        return list(self._pool.map(work, items)) if self._pool else [work(item) for item in items]
 
     def _passes_floor(self, candidate: _Candidate, terms: set[str], threshold: float) -> bool:
         if candidate.similarity is not None and candidate.similarity >= threshold:

@@ -170,13 +170,16 @@ class Store:
                 embedding_function=None,
                 metadata={"embedding_model": embedding_model, "hnsw:space": "cosine"},
             )
-        elif self.exists():
-            collection = self.client.get_collection(self.name, embedding_function=None)
         else:
-            raise CitelineError(
-                f"no collection named {self.name!r} at {self.location}; "
-                f"run `citeline ingest FILES --collection {self.name}` first"
-            )
+            from chromadb.errors import NotFoundError
+
+            try:
+                collection = self.client.get_collection(self.name, embedding_function=None)
+            except NotFoundError:
+                raise CitelineError(
+                    f"no collection named {self.name!r} at {self.location}; "
+                    f"run `citeline ingest FILES --collection {self.name}` first"
+                ) from None
         stored = (collection.metadata or {}).get("embedding_model")
         if stored and stored != embedding_model:
             raise CitelineError(
@@ -185,6 +188,12 @@ class Store:
             )
         self._collection = collection
         return collection
+
+    @_server_errors
+    def drop(self) -> None:
+        """Delete the collection (an ingest that created it and then found nothing to write)."""
+        self.client.delete_collection(self.name)
+        self._collection = None
 
     @property
     def collection(self):

@@ -64,6 +64,8 @@ def test_bad_input_gives_one_line_error_and_nonzero_exit(seed_settings, tmp_path
     result = run(["ingest", str(binary), "--collection", "bad"], seed_settings)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "nothing could be ingested" in result.stderr.strip().splitlines()[-1]
+    unknown = run(["search", "x", "--collection", "bad"], seed_settings)  # no empty collection was left
+    assert unknown.returncode == 1 and "no collection named 'bad'" in unknown.stderr
     mode = run(["search", "x", "--mode", "fuzzy"], seed_settings)
     assert mode.returncode == 1 and "unknown retrieval mode" in mode.stderr
 
