@@ -73,22 +73,19 @@ class _Candidate:
     bm25_rank: int | None = None
 
 
-Row = tuple[float, str, "dict | None", _Source]  # score, chunk id, metadata, where it was found
+Row = tuple[float, str, _Source]  # score, chunk id, the collection it was found in
 
 
 def _search_source(
     source: _Source, query: str, vector: list[float], mode: str, n: int, where: dict | None
 ) -> tuple[list[Row], list[Row]]:
-    """One collection's dense and BM25 candidates, each with the chunk's metadata."""
+    """One collection's best ``n`` dense and ``n`` BM25 chunks, without their metadata."""
     dense: list[Row] = []
     if mode in ("dense", "hybrid"):
-        dense = [(sim, cid, meta, source) for cid, sim, meta in source.store.query(vector, n, where=where)]
+        dense = [(sim, cid, source) for cid, sim in source.store.nearest(vector, n, where=where)]
     lexical: list[Row] = []
     if mode in ("bm25", "hybrid"):
-        found = source.lexical.search(query, n)
-        known = {cid: meta for _, cid, meta, _ in dense}
-        metas = known | source.store.chunks_by_id([cid for cid, _ in found if cid not in known])
-        lexical = [(score, cid, metas.get(cid), source) for cid, score in found]
+        lexical = [(score, cid, source) for cid, score in source.lexical.search(query, n)]
     return dense, lexical
 
 
@@ -146,22 +143,29 @@ class Retriever:
         papers: dict[str, _Candidate] = {}
         where = metadata_filter(venue or self.settings.venue, year or self.settings.year)
 
+        n = pool * 2
         found = self._map(
-            lambda source: _search_source(source, query, query_vector, mode, pool * 2, where), self.sources
+            lambda source: _search_source(source, query, query_vector, mode, n, where), self.sources
         )
-        dense = sorted((row for rows, _ in found for row in rows), key=lambda row: -row[0])
+        # Each collection gave its best n; the best n overall are among them (exact for dense).
+        dense = sorted((row for rows, _ in found for row in rows), key=lambda row: -row[0])[:n]
+        lexical = sorted((row for _, rows in found for row in rows), key=lambda row: -row[0])[:n]
+        metas = self._metadata(dense + lexical)
         rank = 0
-        for similarity, chunk_id, meta, source in dense:
+        for similarity, chunk_id, source in dense:
+            meta = metas.get((id(source), chunk_id))
+            if meta is None:
+                continue  # deleted between the two requests by an ingest
             pid = str(meta["paper_id"])
             if pid not in papers:
                 rank += 1
                 papers[pid] = _Candidate(chunk_id, meta, source, similarity=similarity, dense_rank=rank)
-        lexical = sorted((row for _, rows in found for row in rows), key=lambda row: -row[0])
         rank = 0
-        for score, chunk_id, meta, source in lexical:
+        for score, chunk_id, source in lexical:
             pid = chunk_id.rsplit("#", 1)[0]
             candidate = papers.get(pid)
             if candidate is None:
+                meta = metas.get((id(source), chunk_id))
                 if meta is None or not _matches(meta, where):
                     continue  # filtered out, or the lexical index is ahead of a store being rewritten
                 candidate = papers[pid] = _Candidate(chunk_id, meta, source)
@@ -205,6 +209,16 @@ class Retriever:
         """``work`` on each collection's part; several run in threads (Chroma releases the GIL)."""
         return list(self._pool.map(work, items)) if self._pool else [work(item) for item in items]
 
+    def _metadata(self, rows: list[Row]) -> dict[tuple[int, str], dict]:
+        """Metadata of the chosen chunks, one request per collection they come from."""
+        wanted: dict[int, tuple[_Source, set[str]]] = {}
+        for _, chunk_id, source in rows:
+            wanted.setdefault(id(source), (source, set()))[1].add(chunk_id)
+        parts = self._map(
+            lambda item: (item[0], item[0].store.chunks_by_id(sorted(item[1]))), list(wanted.values())
+        )
+        return {(id(source), cid): meta for source, got in parts for cid, meta in got.items()}
+
     def _passes_floor(self, candidate: _Candidate, terms: set[str], threshold: float) -> bool:
         if candidate.similarity is not None and candidate.similarity >= threshold:
             return True
@@ -213,12 +227,12 @@ class Retriever:
 
     def _fill_similarity(self, papers: dict[str, _Candidate], query_vector: list[float]) -> None:
         """Dense similarity for candidates that only BM25 found, so one floor applies to all."""
+        import numpy as np
+
         missing = [c for c in papers.values() if c.similarity is None]
         for source in {id(c.source): c.source for c in missing}.values():
             vectors = source.store.vectors([c.chunk_id for c in missing if c.source is source])
             for candidate in missing:
                 vector = vectors.get(candidate.chunk_id) if candidate.source is source else None
                 if vector is not None:
-                    candidate.similarity = float(
-                        sum(a * b for a, b in zip(vector, query_vector, strict=True))
-                    )
+                    candidate.similarity = float(np.dot(vector, query_vector))

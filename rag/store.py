@@ -253,25 +253,19 @@ class Store:
             self.collection.delete(ids=ids[start : start + limit])
 
     @_server_errors
-    def query(
-        self, vector: Sequence[float], n: int, where: dict | None = None
-    ) -> list[tuple[str, float, dict]]:
-        """(chunk id, cosine similarity, metadata), most similar first.
+    def nearest(self, vector: Sequence[float], n: int, where: dict | None = None) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity), most similar first.
 
-        No count() first to cap ``n``: Chroma 1.x returns what there is, and a count costs as much
-        as a third of the query.
+        IDs and distances only: metadata (which carries the abstract) is fetched afterwards for the
+        few chunks that survive merging, which matters when many collections are searched. No
+        count() first to cap ``n`` either: Chroma 1.x returns what there is.
         """
         result = self.collection.query(
-            query_embeddings=[list(vector)],
-            n_results=n,
-            where=where,
-            include=["metadatas", "distances"],
+            query_embeddings=[list(vector)], n_results=n, where=where, include=["distances"]
         )
         return [
-            (cid, 1.0 - float(dist), meta)
-            for cid, dist, meta in zip(
-                result["ids"][0], result["distances"][0], result["metadatas"][0], strict=True
-            )
+            (cid, 1.0 - float(dist))
+            for cid, dist in zip(result["ids"][0], result["distances"][0], strict=True)
         ]
 
     def chunks_by_id(self, chunk_ids: Sequence[str]) -> dict[str, dict]:
