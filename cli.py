@@ -86,12 +86,13 @@ def ingest(
     """Index paper lists; re-running adds only what changed."""
     from rag import render
     from rag.ingest import ingest as run_ingest
+    from rag.interrupts import DeferredInterrupt
 
     settings = _settings(config, collection=collection)
     bar, update = _progress()
     try:
-        with bar:
-            report = run_ingest(paths, settings, update)
+        with bar, DeferredInterrupt() as interrupt:
+            report = run_ingest(paths, settings, interrupt.checked(update))
     except KeyboardInterrupt:
         render.ingest_interrupted()
         raise typer.Exit(130) from None

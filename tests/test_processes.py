@@ -97,7 +97,7 @@ def test_an_ingest_killed_or_interrupted_midway_leaves_a_usable_index_and_a_reru
     process.send_signal(signal.SIGKILL if stop == "kill" else signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     if stop == "ctrl-c":
-        assert process.returncode == 130
+        assert process.returncode == 130, stderr
         assert stderr.strip().splitlines()[-1].startswith("interrupted: what was written is consistent")
         assert "Traceback" not in stderr
     else:

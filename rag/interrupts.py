@@ -1,0 +1,66 @@
+"""Ctrl-C that stops a long job at a safe point instead of wherever Python happens to be."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from types import TracebackType
+from typing import ParamSpec, TypeVar
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+NOTICE = b"\nstopping after the current batch (Ctrl-C again to stop at once)\n"
+
+
+class DeferredInterrupt:
+    """Turns the first Ctrl-C into a :class:`KeyboardInterrupt` raised at the next checkpoint.
+
+    Why not let Python raise it: CPython runs the SIGINT handler between any two bytecodes,
+    including inside ``__del__`` methods and weakref callbacks of the libraries an ingest drives
+    (chromadb, onnxruntime). An exception raised there is printed as "Exception ignored" and
+    dropped, so once in a while Ctrl-C was lost and the ingest ran on to the end. Raising only
+    from :meth:`checkpoint`, which the job calls between units of work, makes the first Ctrl-C
+    reliable; a second one raises at once, for a user who will not wait. Outside the main thread
+    (where signal handlers cannot be set) this does nothing and Ctrl-C behaves as usual.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: signal.Handlers | Callable | int | None = None
+        self._installed = False
+
+    def __enter__(self) -> DeferredInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+            self._installed = False
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        os.write(2, NOTICE)  # raw write: a handler may interrupt a buffered write to stderr
+
+    def checkpoint(self) -> None:
+        """Raise :class:`KeyboardInterrupt` if Ctrl-C was pressed since the job started."""
+        if self.requested:
+            raise KeyboardInterrupt
+
+    def checked(self, callback: Callable[_P, _R]) -> Callable[_P, _R]:
+        """``callback`` with a checkpoint before each call (e.g. a progress callback)."""
+
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            self.checkpoint()
+            return callback(*args, **kwargs)
+
+        return wrapper
