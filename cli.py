@@ -7,6 +7,8 @@ that need them, so ``citeline --help`` answers at once.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -42,10 +44,13 @@ def _settings(config: Path | None = None, **overrides):
     return load_settings(config_file=config).replace(**overrides)
 
 
-def _progress():
-    """A rich progress bar fed by the ingest callback, on stderr so JSON output stays clean."""
+@contextmanager
+def _ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
+    """The ingest callback: a rich progress bar on stderr (so JSON output stays clean), and a
+    checkpoint that raises a deferred Ctrl-C between papers (see rag.interrupts)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from rag.interrupts import DeferredInterrupt
     from rag.render import errors
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -58,15 +63,15 @@ def _progress():
         elif "task" in state:
             bar.advance(state["task"], amount)
 
-    return bar, update
+    with bar, DeferredInterrupt() as interrupt:
+        yield interrupt.checked(update)
 
 
 def _ensure_index(settings) -> None:
     from rag.ingest import ensure_index
     from rag.render import errors
 
-    bar, update = _progress()
-    with bar:
+    with _ingest_progress() as update:
         report = ensure_index(settings, update)
     if report:
         errors.print(
@@ -86,13 +91,11 @@ def ingest(
     """Index paper lists; re-running adds only what changed."""
     from rag import render
     from rag.ingest import ingest as run_ingest
-    from rag.interrupts import DeferredInterrupt
 
     settings = _settings(config, collection=collection)
-    bar, update = _progress()
     try:
-        with bar, DeferredInterrupt() as interrupt:
-            report = run_ingest(paths, settings, interrupt.checked(update))
+        with _ingest_progress() as update:
+            report = run_ingest(paths, settings, update)
     except KeyboardInterrupt:
         render.ingest_interrupted()
         raise typer.Exit(130) from None
