@@ -192,7 +192,6 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
     try:
         embedder = CachedEmbedder(make_embedder(settings), cache)
         store = Store(settings)
-        created = not store.exists()
         store.open(embedder.name, create=True)
         lexical = lexical_index(settings)
         lexical_was_current = lexical.is_current(store.count())
@@ -214,7 +213,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
                 writer.add((), states.pop(paper_id).chunk_ids)
             report.removed += len(gone)
             writer.flush()
-        if created and not report.papers_ingested:
+        if store.created and not report.papers_ingested:
             store.drop()  # a failed first ingest leaves no empty collection behind
             lexical.clear_dirty()
         elif lexical_was_current and not report.chunks_written and not report.removed:

@@ -12,7 +12,7 @@ its text contains: such exact matches are the strongest evidence there is, in an
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
@@ -28,8 +28,6 @@ from rag.settings import Settings
 from rag.store import Store, open_stores
 
 MODES = ("hybrid", "dense", "bm25")
-_S = TypeVar("_S")
-_T = TypeVar("_T")
 RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
 _TERM = re.compile(r"[A-Za-z][\w\-]*\w")
 
@@ -54,7 +52,7 @@ def _matches(meta: dict, where: dict | None) -> bool:
     return all(meta.get(key) == value for clause in clauses for key, value in clause.items())
 
 
-@dataclass
+@dataclass(eq=False)  # hashed by identity: results are grouped by the source they came from
 class _Source:
     """One collection searched: its Chroma store and its BM25 index."""
 
@@ -74,6 +72,16 @@ class _Candidate:
 
 
 Row = tuple[float, str, _Source]  # score, chunk id, the collection it was found in
+_S = TypeVar("_S")
+_T = TypeVar("_T")
+
+
+def _by_source(items: Iterable[_T], source_of: Callable[[_T], _Source]) -> list[tuple[_Source, list[_T]]]:
+    """``items`` grouped by collection, in first-seen order: one Chroma request per group."""
+    groups: dict[_Source, list[_T]] = {}
+    for item in items:
+        groups.setdefault(source_of(item), []).append(item)
+    return list(groups.items())
 
 
 def _search_source(
@@ -153,7 +161,7 @@ class Retriever:
         metas = self._metadata(dense + lexical)
         rank = 0
         for similarity, chunk_id, source in dense:
-            meta = metas.get((id(source), chunk_id))
+            meta = metas.get((source, chunk_id))
             if meta is None:
                 continue  # deleted between the two requests by an ingest
             pid = str(meta["paper_id"])
@@ -165,7 +173,7 @@ class Retriever:
             pid = chunk_id.rsplit("#", 1)[0]
             candidate = papers.get(pid)
             if candidate is None:
-                meta = metas.get((id(source), chunk_id))
+                meta = metas.get((source, chunk_id))
                 if meta is None or not _matches(meta, where):
                     continue  # filtered out, or the lexical index is ahead of a store being rewritten
                 candidate = papers[pid] = _Candidate(chunk_id, meta, source)
@@ -209,15 +217,12 @@ class Retriever:
         """``work`` on each collection's part; several run in threads (Chroma releases the GIL)."""
         return list(self._pool.map(work, items)) if self._pool else [work(item) for item in items]
 
-    def _metadata(self, rows: list[Row]) -> dict[tuple[int, str], dict]:
+    def _metadata(self, rows: list[Row]) -> dict[tuple[_Source, str], dict]:
         """Metadata of the chosen chunks, one request per collection they come from."""
-        wanted: dict[int, tuple[_Source, set[str]]] = {}
-        for _, chunk_id, source in rows:
-            wanted.setdefault(id(source), (source, set()))[1].add(chunk_id)
-        parts = self._map(
-            lambda item: (item[0], item[0].store.chunks_by_id(sorted(item[1]))), list(wanted.values())
-        )
-        return {(id(source), cid): meta for source, got in parts for cid, meta in got.items()}
+        groups = _by_source(rows, lambda row: row[2])
+        found = self._map(lambda group: group[0].store.chunks_by_id(sorted({r[1] for r in group[1]})), groups)
+        pairs = zip(groups, found, strict=True)
+        return {(source, cid): meta for (source, _), got in pairs for cid, meta in got.items()}
 
     def _passes_floor(self, candidate: _Candidate, terms: set[str], threshold: float) -> bool:
         if candidate.similarity is not None and candidate.similarity >= threshold:
@@ -229,10 +234,10 @@ class Retriever:
         """Dense similarity for candidates that only BM25 found, so one floor applies to all."""
         import numpy as np
 
-        missing = [c for c in papers.values() if c.similarity is None]
-        for source in {id(c.source): c.source for c in missing}.values():
-            vectors = source.store.vectors([c.chunk_id for c in missing if c.source is source])
-            for candidate in missing:
-                vector = vectors.get(candidate.chunk_id) if candidate.source is source else None
+        groups = _by_source((c for c in papers.values() if c.similarity is None), lambda c: c.source)
+        found = self._map(lambda group: group[0].store.vectors([c.chunk_id for c in group[1]]), groups)
+        for (_, candidates), vectors in zip(groups, found, strict=True):
+            for candidate in candidates:
+                vector = vectors.get(candidate.chunk_id)
                 if vector is not None:
                     candidate.similarity = float(np.dot(vector, query_vector))

@@ -141,6 +141,7 @@ class Store:
         self.name = settings.collection
         self.client = client or connect(settings)
         self._collection = None
+        self.created = False
 
     @property
     def location(self) -> str:
@@ -148,7 +149,7 @@ class Store:
 
     @_server_errors
     def exists(self) -> bool:
-        return self.name in {getattr(c, "name", c) for c in self.client.list_collections()}
+        return self.name in self.collections()
 
     @_server_errors
     def collections(self) -> list[str]:
@@ -156,30 +157,34 @@ class Store:
 
     @_server_errors
     def open(self, embedding_model: str, create: bool = False):
-        """The collection, checked against ``embedding_model``; created if asked and missing."""
+        """The collection, checked against ``embedding_model``; created if asked and missing.
+
+        One request when the collection exists (the usual case); :attr:`created` tells an ingest
+        whether this call made it, so that a first ingest that wrote nothing can take it away.
+        """
         if self._collection is not None:
             return self._collection
-        if create:
+        from chromadb.errors import NotFoundError
+
+        try:
+            collection = self.client.get_collection(self.name, embedding_function=None)
+        except NotFoundError:
+            if not create:
+                raise CitelineError(
+                    f"no collection named {self.name!r} at {self.location}; "
+                    f"run `citeline ingest FILES --collection {self.name}` first"
+                ) from None
             if not _NAME.fullmatch(self.name):
                 raise CitelineError(
                     f"bad collection name {self.name!r}: use 3-512 letters, digits, '.', '_' or '-', "
                     "starting and ending with a letter or digit"
-                )
+                ) from None
             collection = self.client.get_or_create_collection(
                 self.name,
                 embedding_function=None,
                 metadata={"embedding_model": embedding_model, "hnsw:space": "cosine"},
             )
-        else:
-            from chromadb.errors import NotFoundError
-
-            try:
-                collection = self.client.get_collection(self.name, embedding_function=None)
-            except NotFoundError:
-                raise CitelineError(
-                    f"no collection named {self.name!r} at {self.location}; "
-                    f"run `citeline ingest FILES --collection {self.name}` first"
-                ) from None
+            self.created = True
         stored = (collection.metadata or {}).get("embedding_model")
         if stored and stored != embedding_model:
             raise CitelineError(
