@@ -255,7 +255,7 @@ def eval_command(
     _ensure_index(settings)
     chosen = llms.split(",") if llms else [settings.llm]
     with render.eval_progress() as progress:
-        eval_file = eval_set or resource_dir("eval") / "icml2026.jsonl"
+        eval_file = eval_set or resource_dir("eval") / "icml2026-dev.jsonl"
         mode_list = [m.strip() for m in modes.split(",")]
         results = run_eval(
             settings, eval_file, mode_list, [c.strip() for c in chosen], judge, limit, progress

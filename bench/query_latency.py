@@ -65,7 +65,7 @@ def main(argv: list[str]) -> None:
     settings = load_settings().replace(
         data_dir=args.data_dir, collection=args.collection, chroma_url=args.chroma_url, llm="none"
     )
-    questions = [i.question for i in load_eval_set(resource_dir("eval") / "icml2026.jsonl")]
+    questions = [i.question for i in load_eval_set(resource_dir("eval") / "icml2026-dev.jsonl")]
 
     started = time.perf_counter()
     retriever = Retriever(settings)

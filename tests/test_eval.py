@@ -18,7 +18,7 @@ from rag.resources import resource_dir
 from .fakes import ScriptedChatModel
 from .test_cli import run
 
-EVAL_SET = resource_dir("eval") / "icml2026.jsonl"
+EVAL_SET = resource_dir("eval") / "icml2026-dev.jsonl"
 ADA = "AdaSCALE outperforms the latest rival OptFS by 14.94% in near-OOD datasets in average FPR@95."
 
 
