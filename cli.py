@@ -7,8 +7,6 @@ that need them, so ``citeline --help`` answers at once.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -39,44 +37,21 @@ Config = Annotated[Path | None, typer.Option("--config", help="TOML config file.
 
 
 def _settings(config: Path | None = None, **overrides):
-    from rag.settings import load_settings
+    from rag import load_settings
 
     return load_settings(config_file=config).replace(**overrides)
 
 
-@contextmanager
-def _ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
-    """The ingest callback: a rich progress bar on stderr (so JSON output stays clean), and a
-    checkpoint that raises a deferred Ctrl-C between papers (see rag.interrupts)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def _library(settings):
+    """The library over an index that exists: the default collection is filled on first use."""
+    from rag import Library, ensure_index
+    from rag.ui import render
 
-    from rag.interrupts import DeferredInterrupt
-    from rag.render import errors
-
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=errors, transient=True)  # fmt: skip
-    state: dict = {}
-
-    def update(event: str, amount: int, detail: str) -> None:
-        if event == "total":
-            state["task"] = bar.add_task(f"ingest {detail}", total=amount)
-        elif "task" in state:
-            bar.advance(state["task"], amount)
-
-    with bar, DeferredInterrupt() as interrupt:
-        yield interrupt.checked(update)
-
-
-def _ensure_index(settings) -> None:
-    from rag.ingest import ensure_index
-    from rag.render import errors
-
-    with _ingest_progress() as update:
+    with render.ingest_progress() as update:
         report = ensure_index(settings, update)
     if report:
-        errors.print(
-            f"[dim]indexed the bundled ICML 2026 corpus: {report.added} papers in {report.seconds:.1f}s[/]"
-        )
+        render.bundled_corpus_indexed(report)
+    return Library(settings)
 
 
 @app.command()
@@ -89,12 +64,12 @@ def ingest(
     config: Config = None,
 ) -> None:
     """Index paper lists; re-running adds only what changed."""
-    from rag import render
-    from rag.ingest import ingest as run_ingest
+    from rag import ingest as run_ingest
+    from rag.ui import render
 
     settings = _settings(config, collection=collection)
     try:
-        with _ingest_progress() as update:
+        with render.ingest_progress() as update:
             report = run_ingest(paths, settings, update)
     except KeyboardInterrupt:
         render.ingest_interrupted()
@@ -113,12 +88,9 @@ def papers_list(
     config: Config = None,
 ) -> None:
     """List the indexed papers with their IDs and provenance."""
-    from rag import render
-    from rag.library import list_papers
+    from rag.ui import render
 
-    settings = _settings(config, collection=collection)
-    _ensure_index(settings)
-    papers = list_papers(settings, source)
+    papers = _library(_settings(config, collection=collection)).papers(source)
     if json_out:
         render.print_json([p.to_dict() for p in papers])
     else:
@@ -130,12 +102,9 @@ def papers_show(
     paper_id: str, collection: Collection = None, json_out: Json = False, config: Config = None
 ) -> None:
     """Show one paper: full abstract, authors, source file and line."""
-    from rag import render
-    from rag.library import get_paper
+    from rag.ui import render
 
-    settings = _settings(config, collection=collection)
-    _ensure_index(settings)
-    paper = get_paper(settings, paper_id)
+    paper = _library(_settings(config, collection=collection)).paper(paper_id)
     if json_out:
         render.print_json(paper.to_dict())
     else:
@@ -157,12 +126,10 @@ def search(
     config: Config = None,
 ) -> None:
     """Rank papers for a query (hybrid dense + BM25 by default)."""
-    from rag import render
-    from rag.retrieval import Retriever
+    from rag.ui import render
 
-    settings = _settings(config, collection=collection, venue=venue, year=year)
-    _ensure_index(settings)
-    hits = Retriever(settings).search(query, k=k or 10, mode=mode, floor=not no_floor)
+    library = _library(_settings(config, collection=collection, venue=venue, year=year))
+    hits = library.search(query, k=k or 10, mode=mode, floor=not no_floor)
     if json_out:
         render.print_json([h.to_dict() for h in hits])
     else:
@@ -182,14 +149,11 @@ def ask(
     config: Config = None,
 ) -> None:
     """Answer a question with citations to the papers it rests on."""
-    from rag import render
-    from rag.library import answer_chain
+    from rag.ui import render
 
-    settings = _settings(config, collection=collection, llm=llm, venue=venue, year=year)
-    _ensure_index(settings)
-    chain = answer_chain(settings)
+    library = _library(_settings(config, collection=collection, llm=llm, venue=venue, year=year))
     streaming = not json_out and sys.stdout.isatty()
-    answer = chain.ask(question, k=k, mode=mode, on_token=render.stream_token if streaming else None)
+    answer = library.ask(question, k=k, mode=mode, on_token=render.stream_token if streaming else None)
     if json_out:
         render.print_json(answer.to_dict())
     else:
@@ -209,19 +173,18 @@ def summarize(
     config: Config = None,
 ) -> None:
     """A cited overview of every indexed paper on a topic, grouped into themes."""
-    from rag import render
-    from rag.library import summarizer
+    from rag.ui import render
 
     if fmt not in ("md", "json"):
         raise typer.BadParameter("use md or json", param_hint="--format")
-    settings = _settings(config, collection=collection, llm=llm, venue=venue, year=year)
-    _ensure_index(settings)
+    library = _library(_settings(config, collection=collection, llm=llm, venue=venue, year=year))
     with render.summary_progress() as progress:
-        summary = summarizer(settings, progress).summarize(topic, max_papers=max_papers)
+        summary = library.summarize(topic, max_papers=max_papers, progress=progress)
     render.summary(summary, fmt, out)
 
 
-EvalSet = Annotated[Path | None, typer.Option("--set", help="Eval JSONL (default: the bundled set).")]
+EvalSet = Annotated[Path | None, typer.Option("--set", help="Eval JSONL (default: the bundled --split).")]
+Split = Annotated[str, typer.Option("--split", help="Bundled eval split: dev (tuned on) or test (frozen).")]
 Modes = Annotated[str, typer.Option("--mode", help="Comma-separated retrieval modes.")]
 LLMs = Annotated[str | None, typer.Option("--llm", help="Comma-separated LLM settings, e.g. local,none.")]
 Judge = Annotated[str, typer.Option("--judge", help="Support judge: lexical, embedding or llm.")]
@@ -233,6 +196,7 @@ Compare = Annotated[tuple[Path, Path] | None, typer.Option("--compare", help="Di
 @app.command("eval")
 def eval_command(
     eval_set: EvalSet = None,
+    split: Split = "dev",
     modes: Modes = "hybrid,dense,bm25",
     llms: LLMs = None,
     judge: Judge = "lexical",
@@ -243,24 +207,21 @@ def eval_command(
     config: Config = None,
 ) -> None:
     """Measure retrieval, answers and citation grounding on an eval set."""
-    from rag import eval_report, render
+    import rag
+    from rag.ui import render
 
     if compare:
-        render.comparison(eval_report.compare(eval_report.load(compare[0]), eval_report.load(compare[1])))
+        render.comparison(rag.compare_results(rag.load_results(compare[0]), rag.load_results(compare[1])))
         return
-    from rag.eval_harness import run_eval
-    from rag.resources import resource_dir
-
-    settings = _settings(config, collection=collection)
-    _ensure_index(settings)
+    settings = _library(_settings(config, collection=collection)).settings
     chosen = llms.split(",") if llms else [settings.llm]
     with render.eval_progress() as progress:
-        eval_file = eval_set or resource_dir("eval") / "icml2026-dev.jsonl"
+        eval_file = eval_set or rag.eval_set(split)
         mode_list = [m.strip() for m in modes.split(",")]
-        results = run_eval(
+        results = rag.run_eval(
             settings, eval_file, mode_list, [c.strip() for c in chosen], judge, limit, progress
         )
-    render.eval_results(results, eval_report.write(results, out))
+    render.eval_results(results, rag.write_results(results, out))
 
 
 @app.command()
@@ -272,17 +233,15 @@ def chat(
     config: Config = None,
 ) -> None:
     """Interactive questions with follow-ups; reads a pipe too (one question per line)."""
-    from rag.chat import ChatSession
-    from rag.library import answer_chain
+    from rag.ui.chat import ChatSession
 
-    settings = _settings(config, collection=collection, llm=llm)
-    _ensure_index(settings)
-    ChatSession(answer_chain(settings), settings.data_dir / "chat_history", k=k, mode=mode).run()
+    library = _library(_settings(config, collection=collection, llm=llm))
+    ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode).run()
 
 
 def main() -> None:
     """Entry point: library errors become one line on stderr and exit code 1, never a traceback."""
-    from rag.errors import CitelineError
+    from rag import CitelineError
 
     try:
         app()

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import percentile
 
-from rag.library import answer_chain
+from rag import Library
 from rag.settings import load_settings
 
 QUESTIONS = [
@@ -41,7 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--llm", default="local")
     args = parser.parse_args()
-    chain = answer_chain(load_settings().replace(llm=args.llm))
+    chain = Library(load_settings().replace(llm=args.llm))
     rows = []
     for question in QUESTIONS:
         answer = chain.ask(question)

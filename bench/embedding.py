@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import report
 
-from rag.chunking import chunk_paper
-from rag.corpus import parse_source
-from rag.embeddings import MINILM, MiniLMEmbedder, _package_dir
+from rag.index.chunking import chunk_paper
+from rag.index.corpus import parse_source
+from rag.index.embeddings import MINILM, MiniLMEmbedder, _package_dir
 from rag.resources import bundled_corpus
 
 ICML2024 = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "icml2024.jsonl.gz"

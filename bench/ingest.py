@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import peak_rss_mib, report
 
-from rag.corpus import expand_paths
 from rag.errors import CitelineError
-from rag.ingest import IngestReport, ingest
+from rag.index.corpus import expand_paths
+from rag.index.ingest import IngestReport, ingest
 from rag.resources import bundled_corpus
 from rag.settings import Settings
 

@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import percentile, report
 
-from rag.chain import AnswerChain
-from rag.eval_harness import load_eval_set
-from rag.llm import make_llm
+from rag.answer.llm import make_llm
+from rag.answer.pipeline import AnswerChain
+from rag.eval.harness import load_eval_set
 from rag.resources import resource_dir
-from rag.retrieval import MODES, Retriever
+from rag.retrieval.retriever import MODES, Retriever
 from rag.settings import load_settings
 
 

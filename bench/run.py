@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,9 @@ from pathlib import Path
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from rag.answer.llm import free_port
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 CORPORA = HERE.parents[1] / "shared" / "corpora"
@@ -32,14 +34,8 @@ ICML2024 = CORPORA / "icml2024.jsonl.gz"
 SEEDS = HERE.parent / "data" / "icml2026"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _start_chroma(path: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+    port = free_port()
     log = (path.parent / "chroma.log").open("wb")
     command = ["chroma", "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(path)]
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,17 +19,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from rag.answer.llm import free_port
 from rag.resources import bundled_corpus
 from rag.settings import Settings
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 ICML2024 = SHARED / "corpora" / "icml2024.jsonl.gz"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _wait(url: str, process: subprocess.Popen, timeout: float) -> None:
@@ -58,6 +52,17 @@ def _start(command: list[str], health: str, timeout: float, log: Path) -> subpro
     return process
 
 
+def pytest_collection_modifyitems(items) -> None:
+    """Markers from where a test lives and what it needs, so ``-m`` selects without bookkeeping."""
+    for item in items:
+        item.add_marker("unit" if "/unit/" in str(item.path) else "integration")
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "llm_server_url" in fixtures or "llm_env" in fixtures:
+            item.add_marker("llm")
+        if "chroma_server_url" in fixtures or "[server" in item.name:
+            item.add_marker("chroma_server")
+
+
 @pytest.fixture(scope="session")
 def chroma_server_url(tmp_path_factory) -> str:
     if os.environ.get("CITELINE_TEST_CHROMA_URL"):
@@ -66,7 +71,7 @@ def chroma_server_url(tmp_path_factory) -> str:
     chroma = shutil.which("chroma")
     if chroma is None:
         pytest.fail("the `chroma` CLI (from chromadb) is not on PATH; cannot start a Chroma server")
-    port = _free_port()
+    port = free_port()
     root = tmp_path_factory.mktemp("chroma-server")
     command = [chroma, "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(root / "db")]
     process = _start(command, f"http://127.0.0.1:{port}/api/v2/heartbeat", 60, root / "log")
@@ -81,11 +86,11 @@ def llm_server_url(tmp_path_factory) -> str:
     if os.environ.get("CITELINE_TEST_LLM_URL"):
         yield os.environ["CITELINE_TEST_LLM_URL"]
         return
-    from rag.local_models import ensure_weights, lookup
+    from rag.answer.local_models import ensure_weights, lookup
 
     settings = Settings()
     weights = ensure_weights(lookup(settings.local_model), settings.models_dir)
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("llm-server") / "log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights), "--host", "127.0.0.1",
                "--port", str(port), "--n_ctx", "4096"]  # fmt: skip
@@ -107,7 +112,7 @@ def store_settings(request, tmp_path) -> Settings:
 @pytest.fixture(scope="session")
 def seed_settings(tmp_path_factory) -> Settings:
     """One index of the bundled corpus for the whole session (ingest is the slow part)."""
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("seed-index"), llm="none")
     ingest(bundled_corpus(), settings)
@@ -116,7 +121,7 @@ def seed_settings(tmp_path_factory) -> Settings:
 
 @pytest.fixture(scope="session")
 def seed_retriever(seed_settings):
-    from rag.retrieval import Retriever
+    from rag.retrieval.retriever import Retriever
 
     return Retriever(seed_settings)
 

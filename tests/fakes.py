@@ -1,12 +1,24 @@
-"""A deterministic chat model for unit tests of the chain logic (the e2e tests use a real server)."""
+"""Deterministic test doubles that plug into the same seams as the real parts.
+
+``ScriptedChatModel`` is a LangChain chat model (the LLM seam: :class:`rag.answer.llm.LLMHandle`);
+``FakeRetriever`` satisfies :class:`rag.retrieval.PaperSearch` over a handful of papers with a
+word-overlap ranking and a bag-of-words embedder, so pipeline and summarizer logic is tested with
+no Chroma, no ONNX model and no server. The end-to-end tests use the real parts.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import math
+import re
 from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+
+from rag.records import Hit, Paper
+from rag.text import STOP_WORDS, stem_terms
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -24,3 +36,52 @@ class ScriptedChatModel(BaseChatModel):
         if not self.replies:
             raise AssertionError("the chain called the LLM more often than the test scripted")
         return ChatResult(generations=[ChatGeneration(message=AIMessage(self.replies.pop(0)))])
+
+
+class FakeEmbedder:
+    """Hashed bag of stemmed words, L2-normalised: texts sharing words are close, others are not."""
+
+    name = "fake-bow"
+    dimension = 256
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_query(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        vector = [0.0] * self.dimension
+        for term in stem_terms(text, STOP_WORDS, min_length=3):
+            vector[int(hashlib.md5(term.encode()).hexdigest(), 16) % self.dimension] += 1.0
+        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+        return [v / norm for v in vector]
+
+
+def paper(pid: str, abstract: str, title: str = "") -> Paper:
+    """A seed-like paper record (source file and line are fake but well-formed)."""
+    return Paper(id=pid, abstract=abstract, label=title or pid, source="fake.txt", line=2, title=title)
+
+
+class FakeRetriever:
+    """Ranks papers by cosine of :class:`FakeEmbedder` vectors; the floor keeps similarity ≥ 0.2."""
+
+    def __init__(self, papers: list[Paper]) -> None:
+        self.papers = {p.id: p for p in papers}
+        self.embedder = FakeEmbedder()
+        self.queries: list[str] = []
+
+    def search(self, query, k=None, mode="hybrid", floor=True, pool=None, venue=None, year=None):
+        self.queries.append(query)
+        q = self.embedder.embed_query(query)
+        hits = []
+        for p in self.papers.values():
+            v = self.embedder.embed_query(f"{p.title} {p.abstract}")
+            sim = sum(a * b for a, b in zip(q, v, strict=True))
+            bm25 = float(
+                len(set(re.findall(r"\w+", query.lower())) & set(re.findall(r"\w+", p.abstract.lower())))
+            )
+            if not floor or sim >= 0.2:
+                hits.append(Hit(p, sim, similarity=sim, bm25=bm25 or None, text=p.abstract))
+        hits.sort(key=lambda h: (-h.score, h.paper.id))
+        return hits[: k or 4]
+
+    def paper(self, paper_id: str) -> Paper | None:
+        return self.papers.get(paper_id)

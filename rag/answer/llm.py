@@ -1,0 +1,222 @@
+"""The LLM layer: one OpenAI-compatible interface for OpenAI, vLLM, Ollama, llama.cpp's server.
+
+``llm = auto`` picks, in order: the server in ``CITELINE_LLM_BASE_URL``; OpenAI when
+``OPENAI_API_KEY`` is set; the embedded model when its extra is installed; else ``none`` (the
+extractive answerer). The embedded model is served by ``llama_cpp.server`` on a free loopback
+port for the life of the process, so that it is reached exactly like every other backend and
+the chain has one code path.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from rag.answer.local_models import INSTALL_HINT, ensure_weights, lookup, parts_installed
+from rag.errors import CitelineError
+from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
+
+OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
+
+
+@dataclass
+class LLMHandle:
+    """A chat model and how to name it in answers and reports; ``model`` None means no LLM.
+
+    Every call goes through :meth:`invoke` or :meth:`stream`, so a failing server is one
+    one-line :class:`CitelineError` (naming the server, never a credential) on every path.
+    """
+
+    kind: str  # "openai" (any compatible server), "local", or "none"
+    model: BaseChatModel | None
+    name: str
+    base_url: str | None = None
+
+    def invoke(self, prompt: str | list[BaseMessage]) -> str:
+        """The model's whole reply to a prompt or a message list, stripped."""
+        try:
+            return str(self.model.invoke(prompt).content).strip()
+        except CitelineError:
+            raise
+        except Exception as exc:
+            raise describe_llm_error(exc, self) from None
+
+    def stream(self, messages: list[BaseMessage]) -> Iterator[str]:
+        """The reply piece by piece, as the server sends it."""
+        try:
+            for chunk in self.model.stream(messages):
+                if chunk.content:
+                    yield str(chunk.content)
+        except CitelineError:
+            raise
+        except Exception as exc:
+            raise describe_llm_error(exc, self) from None
+
+
+def local_available(settings: Settings) -> bool:
+    """The embedded model can run: llama-cpp-python and every weight part are installed."""
+    return importlib.util.find_spec("llama_cpp") is not None and parts_installed(lookup(settings.local_model))
+
+
+def resolve_kind(settings: Settings) -> str:
+    """What ``llm = auto`` means on this machine (see the module docstring for the order)."""
+    if settings.llm != "auto":
+        return settings.llm
+    if settings.llm_base_url or settings.api_key:
+        return "openai"
+    return "local" if local_available(settings) else "none"
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface (for servers citeline or its tests start)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LocalServer:
+    """``python -m llama_cpp.server`` on 127.0.0.1, started on demand and stopped at exit."""
+
+    _running: ClassVar[dict[str, LocalServer]] = {}
+
+    def __init__(self, settings: Settings) -> None:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise CitelineError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
+        self.model = lookup(settings.local_model)
+        self.weights = ensure_weights(self.model, settings.models_dir)
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        log = settings.data_dir / "llama-server.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self._log = log.open("ab")
+        command = [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(self.weights), "--model_alias", self.model.name,
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--n_ctx", str(settings.context_tokens), "--n_threads", str(os.cpu_count() or 1),
+        ]  # fmt: skip
+        self.process = subprocess.Popen(
+            command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+        atexit.register(self.stop)
+        self._wait_ready(timeout=180, log=log)
+
+    def _wait_ready(self, timeout: float, log) -> None:
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise CitelineError(
+                    f"the embedded LLM server exited (code {self.process.returncode}); see {log}"
+                )
+            try:
+                if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise CitelineError(f"the embedded LLM server did not start within {timeout:.0f}s; see {log}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self._log.close()
+
+    @classmethod
+    def shared(cls, settings: Settings) -> LocalServer:
+        key = settings.local_model
+        if key not in cls._running or cls._running[key].process.poll() is not None:
+            cls._running[key] = cls(settings)
+        return cls._running[key]
+
+
+def chat_model(settings: Settings, base_url: str | None, model: str, api_key: str | None) -> BaseChatModel:
+    """One LangChain chat model for every backend: deterministic (temperature 0) and bounded."""
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model=model,
+        base_url=base_url,
+        api_key=api_key or "not-needed",
+        temperature=0,
+        max_completion_tokens=settings.llm_max_tokens,
+        timeout=settings.llm_timeout,
+        max_retries=settings.llm_retries,
+        streaming=True,
+    )
+
+
+def make_llm(settings: Settings) -> LLMHandle:
+    """The LLM the settings ask for, started (embedded server) or checked (named model) as needed."""
+    kind = resolve_kind(settings)
+    if kind == "none":
+        return LLMHandle("none", None, "none (extractive)")
+    if kind == "local":
+        server = LocalServer.shared(settings)
+        name = f"local:{server.model.name}"
+        return LLMHandle(
+            "local", chat_model(settings, server.base_url, server.model.name, None), name, server.base_url
+        )
+    if not settings.llm_base_url and not settings.api_key:
+        raise CitelineError("llm 'openai' needs OPENAI_API_KEY or CITELINE_LLM_BASE_URL")
+    model = settings.llm_model or (
+        OPENAI_DEFAULT_MODEL if not settings.llm_base_url else _served_model(settings)
+    )
+    return LLMHandle(
+        "openai",
+        chat_model(settings, settings.llm_base_url, model, settings.api_key),
+        model,
+        settings.llm_base_url,
+    )
+
+
+def _served_model(settings: Settings) -> str:
+    """The first model an OpenAI-compatible server lists, when the user named none."""
+    import httpx
+
+    url = settings.llm_base_url.rstrip("/") + "/models"
+    headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+    try:
+        models = httpx.get(url, headers=headers, timeout=min(settings.llm_timeout, 10)).json()["data"]
+        return str(models[0]["id"])
+    except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
+        raise CitelineError(
+            f"cannot reach the LLM server at {settings.llm_base_url} ({exc.__class__.__name__}); "
+            "check CITELINE_LLM_BASE_URL or set CITELINE_LLM_MODEL"
+        ) from None
+
+
+def describe_llm_error(exc: Exception, handle: LLMHandle) -> CitelineError:
+    """A one-line message for the failures users actually hit, without echoing credentials."""
+    import openai
+
+    where = handle.base_url or "the OpenAI API"
+    if isinstance(exc, openai.APITimeoutError):
+        return CitelineError(f"the LLM at {where} timed out; raise CITELINE_LLM_TIMEOUT or try again")
+    if isinstance(exc, openai.APIConnectionError):
+        return CitelineError(f"cannot reach the LLM at {where}; is the server running?")
+    if isinstance(exc, openai.AuthenticationError):
+        return CitelineError(f"the LLM at {where} rejected the API key (check OPENAI_API_KEY)")
+    if isinstance(exc, openai.NotFoundError):
+        return CitelineError(f"model {handle.name!r} not found at {where}; set CITELINE_LLM_MODEL")
+    if isinstance(exc, openai.APIStatusError):
+        return CitelineError(f"the LLM at {where} answered HTTP {exc.status_code}")
+    return CitelineError(f"LLM call failed: {exc.__class__.__name__}")

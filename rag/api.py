@@ -1,0 +1,110 @@
+"""The library's entry point: :class:`Library`, an index opened for questions.
+
+Like paper-qa's ``Docs``, one object carries what a session needs (the settings, the retriever,
+the LLM) and builds each part once, on first use, so a chat session of fifty questions starts
+the embedded model once and a ``papers show`` never loads an LLM at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from rag.errors import CitelineError
+from rag.records import Answer, Hit, Paper, Turn
+from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from rag.answer.llm import LLMHandle
+    from rag.answer.pipeline import AnswerChain
+    from rag.answer.summarize import Summary
+    from rag.retrieval import PaperSearch
+
+Progress = Callable[[str, int, int], None]
+
+
+class Library:
+    """Search, ask, summarize and look up papers in the collections the settings name.
+
+    ``retriever`` and ``llm`` may be passed in (a fake retriever or a scripted model in tests, a
+    shared retriever in the eval); otherwise they are built from the settings when first needed.
+    """
+
+    def __init__(
+        self, settings: Settings, retriever: PaperSearch | None = None, llm: LLMHandle | None = None
+    ) -> None:
+        self.settings = settings
+        self._retriever = retriever
+        self._llm = llm
+        self._chain: AnswerChain | None = None
+
+    @property
+    def retriever(self) -> PaperSearch:
+        """Hybrid retrieval over the collections (built on first use)."""
+        if self._retriever is None:
+            from rag.retrieval.retriever import Retriever
+
+            self._retriever = Retriever(self.settings)
+        return self._retriever
+
+    @property
+    def llm(self) -> LLMHandle:
+        """The configured LLM (the embedded server starts on first use)."""
+        if self._llm is None:
+            from rag.answer.llm import make_llm
+
+            self._llm = make_llm(self.settings)
+        return self._llm
+
+    @property
+    def chain(self) -> AnswerChain:
+        """The answer pipeline over :attr:`retriever` and :attr:`llm`."""
+        if self._chain is None:
+            from rag.answer.pipeline import AnswerChain
+
+            self._chain = AnswerChain(self.settings, self.retriever, self.llm)
+        return self._chain
+
+    def search(self, query: str, k: int | None = None, mode: str = "hybrid", floor: bool = True) -> list[Hit]:
+        """Papers for ``query``, best first (``floor=False`` keeps papers judged not relevant)."""
+        return self.retriever.search(query, k=k, mode=mode, floor=floor)
+
+    def ask(
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        k: int | None = None,
+        mode: str = "hybrid",
+        on_token: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """A cited answer; ``history`` makes it a follow-up, ``on_token`` streams it."""
+        return self.chain.ask(question, history, k=k, mode=mode, on_token=on_token)
+
+    def summarize(self, topic: str, max_papers: int = 30, progress: Progress | None = None) -> Summary:
+        """A cited overview of every indexed paper on ``topic``."""
+        from rag.answer.summarize import Summarizer
+
+        summarizer = Summarizer(self.settings, self.retriever, self.llm)
+        if progress is not None:
+            summarizer.progress = progress
+        return summarizer.summarize(topic, max_papers=max_papers)
+
+    def paper(self, paper_id: str) -> Paper:
+        """One paper by ID, from any of the collections; an unknown ID is a :class:`CitelineError`."""
+        from rag.index.store import find_paper
+
+        paper = self._retriever.paper(paper_id) if self._retriever else find_paper(self._stores(), paper_id)
+        if paper is None:
+            raise CitelineError(f"no paper with id {paper_id!r} in collection {self.settings.collection!r}")
+        return paper
+
+    def papers(self, source: str | None = None) -> list[Paper]:
+        """Every indexed paper (of one source file, if given), in source order."""
+        where = {"source": source} if source else None
+        return [paper for store in self._stores() for paper in store.papers(where=where)]
+
+    def _stores(self):
+        from rag.index.embeddings import make_embedder
+        from rag.index.store import open_stores
+
+        return open_stores(self.settings, make_embedder(self.settings).name)

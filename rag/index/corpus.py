@@ -1,0 +1,299 @@
+"""Parse paper lists into :class:`Paper` records, keeping provenance and reporting bad entries.
+
+Formats: the seed plain-text lists (line 1 names the venue, each later non-empty line is one
+abstract), JSON Lines, JSON arrays (or ``{"papers": [...]}``) and CSV with the fields title,
+abstract, authors, venue, year, url, id; any of them gzipped. A bad entry is reported with its
+file and line and skipped; the good entries of the same file are still returned.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rag.errors import CitelineError
+from rag.index.labels import display_label
+from rag.records import Paper
+
+_VENUE_YEAR = re.compile(r"([A-Za-z][A-Za-z\-]*)\s*'?(\d{4})")
+_WS = re.compile(r"\s+")
+SUFFIXES = (".txt", ".jsonl", ".ndjson", ".json", ".csv")
+
+
+@dataclass
+class Problem:
+    """A bad entry or file, reported as ``file:line: message``."""
+
+    source: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.source if self.line is None else f"{self.source}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class ParsedSource:
+    path: Path
+    papers: list[Paper] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def physical_lines(text: str) -> list[str]:
+    """Lines as editors and ``wc -l`` count them: split on newlines only.
+
+    ``str.splitlines`` also splits on U+2028/U+2029, U+0085 and form feeds, which real abstracts
+    contain (NeurIPS 2012 has U+2029 inside a JSON string): one record would become several
+    broken ones, and every later line number would be off.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def normalize_ws(text: str) -> str:
+    """Collapse runs of whitespace; the text itself (LaTeX, markdown) is kept as given."""
+    return _WS.sub(" ", text).strip()
+
+
+def _format_of(path: Path) -> str:
+    name = path.name.lower().removesuffix(".gz")
+    for suffix in SUFFIXES:
+        if name.endswith(suffix):
+            return suffix.lstrip(".").replace("ndjson", "jsonl")
+    raise CitelineError(f"{path}: unsupported file type (expected {', '.join(SUFFIXES)}, optionally .gz)")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CitelineError(f"{path}: cannot read ({exc.strerror})") from None
+    if path.name.lower().endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CitelineError(f"{path}: not a valid gzip file ({exc})") from None
+    if b"\x00" in raw[:8192]:
+        raise CitelineError(f"{path}: binary file, not a paper list")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise CitelineError(
+            f"{path}:{line}: not UTF-8 text (byte {exc.start}); re-save the file as UTF-8"
+        ) from None
+
+
+def source_prefix(path: Path) -> str:
+    """The ID prefix for positional IDs: ``000`` for ``000_888317b1d60d9493.txt``, else the stem."""
+    stem = path.name.split(".")[0]
+    match = re.match(r"^(\d+)_", stem)
+    return match.group(1) if match else re.sub(r"[^\w\-]+", "-", stem).strip("-") or "list"
+
+
+def _venue_from_header(header: str) -> tuple[str, int | None]:
+    match = _VENUE_YEAR.search(header)
+    if not match:
+        return normalize_ws(header), None
+    return match.group(1), int(match.group(2))
+
+
+def _parse_txt(path: Path, text: str, result: ParsedSource) -> None:
+    lines = physical_lines(text)
+    if not lines:
+        return
+    venue, year = _venue_from_header(lines[0])
+    prefix = source_prefix(path)
+    entries = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
+    width = max(2, len(str(len(entries))))
+    for position, (lineno, line) in enumerate(entries, start=1):
+        abstract = normalize_ws(line)
+        result.papers.append(
+            Paper(
+                id=f"{prefix}-{position:0{width}d}",
+                abstract=abstract,
+                label=display_label(abstract),
+                source=path.name,
+                line=lineno,
+                venue=venue,
+                year=year,
+            )
+        )
+
+
+def _records_jsonl(text: str) -> Iterator[tuple[int, Any]]:
+    for lineno, line in enumerate(physical_lines(text), start=1):
+        if line.strip():
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield lineno, CitelineError(f"malformed JSON ({exc.msg})")
+
+
+def _records_json(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CitelineError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+    if isinstance(data, dict):
+        data = data.get("papers", data.get("data"))
+    if not isinstance(data, list):
+        raise CitelineError(f'{path}: expected a JSON array of papers (or {{"papers": [...]}})')
+    # json.loads forgets positions; report the record's 1-based index, the closest we can say.
+    yield from enumerate(data, start=1)
+
+
+def _records_csv(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+    """Rows with the line they start on; strict quoting, so a stray quote is an error, not data.
+
+    The lenient default reads an unclosed quote as a field running on through the following rows,
+    silently merging them into one paper; strict mode reports the row, and reading resumes after it.
+    Lines are counted as they are fed in: the reader's own count stops moving at an error.
+    """
+    consumed = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal consumed
+        for line in io.StringIO(text, newline=""):
+            consumed += 1
+            yield line
+
+    reader = csv.DictReader(lines(), strict=True)
+    try:
+        reader.fieldnames  # noqa: B018 - reads the header row
+    except csv.Error as exc:
+        raise CitelineError(f"{path}:1: malformed CSV header ({exc})") from None
+    end = consumed
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield end + 1, CitelineError(f"malformed CSV ({exc})")
+        else:
+            yield end + 1, row
+        end = consumed
+
+
+def _as_authors(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(normalize_ws(str(a)) for a in value if str(a).strip())
+    if isinstance(value, str) and value.strip():
+        parts = re.split(r"\s*;\s*|\s*\|\s*", value) if (";" in value or "|" in value) else value.split(",")
+        return tuple(normalize_ws(p) for p in parts if p.strip())
+    return ()
+
+
+def _as_year(value: Any) -> int | None:
+    try:
+        return int(str(value).strip()[:4]) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def _paper_from_record(record: Any, lineno: int, position: int, path: Path) -> Paper:
+    if not isinstance(record, dict):
+        raise CitelineError(f"expected an object with title/abstract, got {type(record).__name__}")
+    abstract = normalize_ws(str(record.get("abstract") or ""))
+    if not abstract:
+        raise CitelineError("missing abstract")
+    title = normalize_ws(str(record.get("title") or ""))
+    paper_id = normalize_ws(str(record.get("id") or "")) or f"{source_prefix(path)}-{position:04d}"
+    return Paper(
+        id=paper_id,
+        abstract=abstract,
+        label=title or display_label(abstract),
+        source=path.name,
+        line=lineno,
+        title=title,
+        authors=_as_authors(record.get("authors")),
+        venue=normalize_ws(str(record.get("venue") or "")),
+        year=_as_year(record.get("year")),
+        url=normalize_ws(str(record.get("url") or "")),
+    )
+
+
+def parse_source(path: Path) -> ParsedSource:
+    """Parse one paper list. Raises :class:`CitelineError` only when the whole file is unusable."""
+    path = Path(path)
+    kind = _format_of(path)
+    text = _read_text(path)
+    result = ParsedSource(path=path)
+    if kind == "txt":
+        _parse_txt(path, text, result)
+    else:
+        records = {
+            "jsonl": lambda: _records_jsonl(text),
+            "json": lambda: _records_json(path, text),
+            "csv": lambda: _records_csv(path, text),
+        }[kind]()
+        parsed_any = has_abstracts = False
+        for position, (lineno, record) in enumerate(records, start=1):
+            parsed_any |= not isinstance(record, CitelineError)
+            has_abstracts |= isinstance(record, dict) and "abstract" in record
+            try:
+                if isinstance(record, CitelineError):
+                    raise record
+                result.papers.append(_paper_from_record(record, lineno, position, path))
+            except CitelineError as exc:
+                result.problems.append(Problem(path.name, lineno, str(exc)))
+        if parsed_any and not has_abstracts:
+            # A manifest or other JSON beside the lists: one warning, not one per record.
+            result.problems = [
+                Problem(path.name, None, "no record has an 'abstract' field; not a paper list")
+            ]
+    _drop_duplicate_ids(result)
+    return result
+
+
+def _drop_duplicate_ids(result: ParsedSource) -> None:
+    seen: dict[str, int] = {}
+    kept: list[Paper] = []
+    for paper in result.papers:
+        if paper.id in seen:
+            result.problems.append(
+                Problem(
+                    paper.source,
+                    paper.line,
+                    f"duplicate id {paper.id!r} (first at line {seen[paper.id]}), skipped",
+                )
+            )
+            continue
+        seen[paper.id] = paper.line
+        kept.append(paper)
+    result.papers = kept
+
+
+def expand_paths(paths: list[Path]) -> list[Path]:
+    """Files as given, directories expanded to the paper lists they hold (sorted, stable)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.name.lower().removesuffix(".gz").endswith(SUFFIXES)
+            )
+            if not found:
+                raise CitelineError(f"{path}: no paper lists found ({', '.join(SUFFIXES)})")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise CitelineError(f"{path}: no such file or directory")
+    return files

@@ -1,0 +1,175 @@
+"""A BM25 index (bm25s) beside the vector store, rebuilt from the store so the two always agree.
+
+Lexical matching catches what dense MiniLM misses: method names (AdaSCALE, OptFS), numbers and
+rare terms. The index is derived data: it is rebuilt from Chroma's documents after every ingest,
+and whenever it is missing, marked dirty by an interrupted ingest, or its chunk count disagrees
+with the store's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from rag.index.store import Store
+from rag.settings import Settings
+from rag.text import stemmer
+
+_STOPWORDS = "en"
+
+
+class LexicalIndex:
+    """BM25 over one collection's chunks, saved beside the store.
+
+    A rebuild and a load hold the same small file lock, so a process never reads a directory
+    another process is swapping; the swap itself (new directory in, old one out) happens inside
+    that lock. An ingest marks the index dirty while it writes and rebuilds it at the end.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._retriever = None
+        self._ids: list[str] = []
+        self._loaded = False
+
+    @property
+    def _dirty_marker(self) -> Path:
+        return self.directory.with_name(self.directory.name + ".dirty")
+
+    def _lock(self):
+        from filelock import FileLock
+
+        self.directory.parent.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.directory.with_name(self.directory.name + ".lock")), timeout=600)
+
+    def mark_dirty(self) -> None:
+        self.directory.parent.mkdir(parents=True, exist_ok=True)
+        self._dirty_marker.touch()
+
+    def clear_dirty(self) -> None:
+        self._dirty_marker.unlink(missing_ok=True)
+
+    def exists(self) -> bool:
+        return (self.directory / "citeline.json").is_file()
+
+    def is_current(self, chunk_count: int) -> bool:
+        meta = self.directory / "citeline.json"
+        if self._dirty_marker.exists() or not meta.is_file():
+            return False
+        return json.loads(meta.read_text()).get("count") == chunk_count
+
+    @staticmethod
+    def _build(store: Store):
+        import bm25s
+
+        ids, texts = [], []
+        for chunk_id, text in store.all_chunks():
+            ids.append(chunk_id)
+            texts.append(text)
+        if not ids:
+            return None, ids
+        tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
+        retriever = bm25s.BM25()
+        retriever.index(tokens, show_progress=False)
+        return retriever, ids
+
+    def rebuild(self, store: Store) -> int:
+        """Index every chunk in ``store``, save it, and clear the dirty mark."""
+        retriever, ids = self._build(store)
+        with self._lock():
+            tmp = Path(tempfile.mkdtemp(prefix=self.directory.name + ".tmp-", dir=self.directory.parent))
+            if retriever is not None:
+                retriever.save(str(tmp), show_progress=False)
+            (tmp / "ids.json").write_text(json.dumps(ids))
+            (tmp / "citeline.json").write_text(json.dumps({"count": len(ids)}))
+            old = self.directory.with_name(self.directory.name + ".old")
+            shutil.rmtree(old, ignore_errors=True)
+            if self.directory.exists():
+                os.replace(self.directory, old)
+            os.replace(tmp, self.directory)
+            shutil.rmtree(old, ignore_errors=True)
+            self.clear_dirty()
+        self._retriever, self._ids, self._loaded = retriever, ids, True
+        return len(ids)
+
+    def build_in_memory(self, store: Store) -> int:
+        """Index the store for this process only, leaving the saved index to the running ingest."""
+        self._retriever, self._ids = self._build(store)
+        self._loaded = True
+        return len(self._ids)
+
+    def _load(self) -> None:
+        import bm25s
+
+        with self._lock():
+            self._ids = json.loads((self.directory / "ids.json").read_text())
+            self._retriever = bm25s.BM25.load(str(self.directory), show_progress=False) if self._ids else None
+        self._loaded = True
+
+    def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many chunks contain each (stemmed) term, and how many chunks there are."""
+        if not self._loaded:
+            self._load()
+        if self._retriever is None:
+            return {}, 0
+        vocab, indptr = self._retriever.vocab_dict, self._retriever.scores["indptr"]
+        df = {t: int(indptr[vocab[t] + 1] - indptr[vocab[t]]) for t in terms if t in vocab}
+        return df, len(self._ids)
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) for chunks sharing a term with ``query``, best first."""
+        import bm25s
+
+        if not self._loaded:
+            self._load()
+        if self._retriever is None:
+            return []
+        tokens = bm25s.tokenize([query], stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
+        query_tokens = [[t for t in tokens.vocab if t in self._retriever.vocab_dict]]
+        if not query_tokens[0]:
+            return []
+        docs, scores = self._retriever.retrieve(query_tokens, k=min(k, len(self._ids)), show_progress=False)
+        return [(self._ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
+
+
+def lexical_index(settings: Settings) -> LexicalIndex:
+    return LexicalIndex(settings.store_dir / "bm25" / settings.collection)
+
+
+def collection_lock(settings: Settings):
+    from filelock import FileLock
+
+    settings.store_dir.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(settings.store_dir / f"{settings.collection}.lock"))
+
+
+def query_lexical_index(settings: Settings, store: Store) -> LexicalIndex:
+    """The BM25 index a query should use, without racing an ingest of the same collection.
+
+    Current: used as is. Stale with no ingest running (a crashed ingest, or another host wrote the
+    Chroma server): rebuilt and saved. Stale because an ingest is writing right now: the last
+    saved index is used as it stands (it matches the collection as the previous ingest left it,
+    and retrieval skips chunks it names that are gone), or, before the first ingest has finished,
+    an index built in memory for this process only. Only an ingest or a rebuild under the
+    collection lock clears the dirty mark.
+    """
+    from filelock import Timeout
+
+    lexical = lexical_index(settings)
+    if lexical.is_current(store.count()):
+        return lexical
+    lock = collection_lock(settings)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        if not lexical.exists():
+            lexical.build_in_memory(store)
+        return lexical
+    try:
+        lexical.rebuild(store)
+    finally:
+        lock.release()
+    return lexical

@@ -1,0 +1,307 @@
+"""The Chroma vector store: embedded ``PersistentClient`` by default, ``HttpClient`` for a server.
+
+Vectors are computed by citeline (see :mod:`rag.index.embeddings`) and passed in, so Chroma never runs
+its own embedding function (which would download a model). The embedding model's name is kept
+in the collection metadata: mixing vectors of two models in one index would silently return
+nonsense, so a mismatch is refused.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from rag.errors import CitelineError
+from rag.index.metadata import paper_from_metadata
+from rag.records import Chunk, Paper
+from rag.settings import Settings
+
+PAGE = 5000
+# Chroma's rule for collection names, checked here so a bad name is one clear line, not a traceback.
+_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]")
+
+
+@dataclass
+class PaperState:
+    """What the index holds for one paper: enough to tell unchanged, partial and stale apart."""
+
+    source: str
+    hashes: set[str] = field(default_factory=set)
+    chunk_ids: set[str] = field(default_factory=set)
+    n_chunks: int = 0
+
+    def is_complete(self, paper_id: str, digest: str) -> bool:
+        """All chunks present and of this content: anything else (a crash mid-write) is redone."""
+        expected = {f"{paper_id}#{i}" for i in range(self.n_chunks)}
+        return self.hashes == {digest} and self.chunk_ids == expected
+
+
+def _server_url(settings: Settings) -> str:
+    url = settings.chroma_url or ""
+    return (url if "://" in url else f"http://{url}").rstrip("/")
+
+
+def connect(settings: Settings):
+    """A Chroma client: embedded ``PersistentClient``, or ``HttpClient`` for ``chroma_url``.
+
+    chromadb's HTTP client has no timeout of its own (a stalled server hangs it forever, even in
+    its constructor), so the server is probed first with ``chroma_timeout`` and the client's
+    session is given the same bound; a request that exceeds it becomes a one-line error.
+    """
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    if not settings.chroma_url:
+        settings.index_dir.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(settings.index_dir / "chroma"), settings=chroma_settings)
+    import httpx
+
+    base = _server_url(settings)
+    url = urlparse(base)
+    try:
+        httpx.get(f"{base}/api/v2/heartbeat", timeout=settings.chroma_timeout).raise_for_status()
+        client = chromadb.HttpClient(
+            host=url.hostname or "127.0.0.1",
+            port=url.port or (443 if url.scheme == "https" else 8000),
+            ssl=url.scheme == "https",
+            settings=chroma_settings,
+        )
+    except httpx.TimeoutException:
+        raise CitelineError(
+            f"the Chroma server at {settings.chroma_url} did not answer within {settings.chroma_timeout:g}s "
+            "(CITELINE_CHROMA_TIMEOUT)"
+        ) from None
+    except Exception as exc:  # chromadb raises bare ValueError/ConnectionError variants
+        raise CitelineError(f"cannot reach the Chroma server at {settings.chroma_url}: {exc}") from None
+    # chromadb builds its httpx session with timeout=None and offers no setting for it
+    # (chroma-core/chroma#5805); set the bound on the session it made, where it has one.
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(settings.chroma_timeout)
+    return client
+
+
+def _server_errors(method):
+    """Turn a Chroma server that stalls or drops mid-request into a one-line error."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args, **kwargs):
+        import httpx
+
+        try:
+            return method(self, *args, **kwargs)
+        except httpx.TimeoutException:
+            raise CitelineError(
+                f"the Chroma server at {self.location} did not answer within "
+                f"{self.settings.chroma_timeout:g}s (CITELINE_CHROMA_TIMEOUT); nothing was lost, run it again"
+            ) from None
+        except httpx.TransportError as exc:
+            raise CitelineError(f"lost the Chroma server at {self.location}: {exc}") from None
+
+    return wrapper
+
+
+def resolve_collections(patterns: Sequence[str], available: Sequence[str], location: str) -> list[str]:
+    """Collection names for ``--collection`` parts; a glob part (``icml*``) matches existing ones."""
+    names: list[str] = []
+    for pattern in patterns:
+        if not any(c in pattern for c in "*?["):
+            names.append(pattern)
+            continue
+        matched = fnmatch.filter(sorted(available), pattern)
+        if not matched:
+            have = ", ".join(sorted(available)) or "none"
+            raise CitelineError(f"no collection matches {pattern!r} at {location} (collections: {have})")
+        names.extend(matched)
+    return list(dict.fromkeys(names))
+
+
+def find_paper(stores: Sequence[Store], paper_id: str) -> Paper | None:
+    """The paper with this ID in the first of ``stores`` that holds it."""
+    for store in stores:
+        if (paper := store.paper(paper_id)) is not None:
+            return paper
+    return None
+
+
+def open_stores(settings: Settings, embedding_model: str) -> list[Store]:
+    """One opened :class:`Store` per collection that ``settings.collection`` names, on one client."""
+    first = Store(settings)
+    patterns = settings.collection_names
+    names = resolve_collections(patterns, first.collections(), first.location) if patterns else [first.name]
+    stores = [Store(settings.replace(collection=name), client=first.client) for name in names]
+    for store in stores:
+        store.open(embedding_model)
+    return stores
+
+
+class Store:
+    """One Chroma collection of paper chunks."""
+
+    def __init__(self, settings: Settings, client: Any = None) -> None:
+        self.settings = settings
+        self.name = settings.collection
+        self.client = client or connect(settings)
+        self._collection = None
+        self.created = False
+
+    @property
+    def location(self) -> str:
+        return self.settings.chroma_url or str(self.settings.index_dir / "chroma")
+
+    @_server_errors
+    def exists(self) -> bool:
+        return self.name in self.collections()
+
+    @_server_errors
+    def collections(self) -> list[str]:
+        return sorted(getattr(c, "name", c) for c in self.client.list_collections())
+
+    @_server_errors
+    def open(self, embedding_model: str, create: bool = False):
+        """The collection, checked against ``embedding_model``; created if asked and missing.
+
+        One request when the collection exists (the usual case); :attr:`created` tells an ingest
+        whether this call made it, so that a first ingest that wrote nothing can take it away.
+        """
+        if self._collection is not None:
+            return self._collection
+        from chromadb.errors import NotFoundError
+
+        try:
+            collection = self.client.get_collection(self.name, embedding_function=None)
+        except NotFoundError:
+            if not create:
+                raise CitelineError(
+                    f"no collection named {self.name!r} at {self.location}; "
+                    f"run `citeline ingest FILES --collection {self.name}` first"
+                ) from None
+            if not _NAME.fullmatch(self.name):
+                raise CitelineError(
+                    f"bad collection name {self.name!r}: use 3-512 letters, digits, '.', '_' or '-', "
+                    "starting and ending with a letter or digit"
+                ) from None
+            collection = self.client.get_or_create_collection(
+                self.name,
+                embedding_function=None,
+                metadata={"embedding_model": embedding_model, "hnsw:space": "cosine"},
+            )
+            self.created = True
+        stored = (collection.metadata or {}).get("embedding_model")
+        if stored and stored != embedding_model:
+            raise CitelineError(
+                f"collection {self.name!r} was built with embedding {stored!r}, not {embedding_model!r}; "
+                "use another --collection or set the embedding back"
+            )
+        self._collection = collection
+        return collection
+
+    @_server_errors
+    def drop(self) -> None:
+        """Delete the collection (an ingest that created it and then found nothing to write)."""
+        self.client.delete_collection(self.name)
+        self._collection = None
+
+    @property
+    def collection(self):
+        if self._collection is None:
+            raise RuntimeError("Store.open() must be called first")
+        return self._collection
+
+    @_server_errors
+    def count(self) -> int:
+        return self.collection.count()
+
+    @_server_errors
+    def _get(self, **kwargs: Any) -> dict:
+        return self.collection.get(**kwargs)
+
+    def _pages(self, include: list[str], where: dict | None = None) -> Iterator[dict]:
+        offset = 0
+        while True:
+            page = self._get(include=include, where=where, limit=PAGE, offset=offset)
+            if not page["ids"]:
+                return
+            yield page
+            offset += len(page["ids"])
+
+    def paper_states(self) -> dict[str, PaperState]:
+        states: dict[str, PaperState] = {}
+        for page in self._pages(["metadatas"]):
+            for chunk_id, meta in zip(page["ids"], page["metadatas"], strict=True):
+                state = states.setdefault(str(meta["paper_id"]), PaperState(source=str(meta["source"])))
+                state.hashes.add(str(meta.get("paper_hash")))
+                state.chunk_ids.add(chunk_id)
+                state.n_chunks = int(meta.get("n_chunks", 0))
+        return states
+
+    def all_chunks(self) -> Iterator[tuple[str, str]]:
+        """(chunk id, text) for every chunk: the input of the lexical index."""
+        for page in self._pages(["documents"]):
+            yield from zip(page["ids"], page["documents"], strict=True)
+
+    @_server_errors
+    def upsert(self, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
+        limit = self.client.get_max_batch_size()
+        for start in range(0, len(chunks), limit):
+            part = chunks[start : start + limit]
+            self.collection.upsert(
+                ids=[c.id for c in part],
+                documents=[c.text for c in part],
+                metadatas=[c.metadata for c in part],
+                embeddings=[list(v) for v in vectors[start : start + limit]],
+            )
+
+    @_server_errors
+    def delete(self, chunk_ids: Sequence[str]) -> None:
+        ids = list(chunk_ids)
+        limit = self.client.get_max_batch_size()
+        for start in range(0, len(ids), limit):
+            self.collection.delete(ids=ids[start : start + limit])
+
+    @_server_errors
+    def nearest(self, vector: Sequence[float], n: int, where: dict | None = None) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity), most similar first.
+
+        IDs and distances only: metadata (which carries the abstract) is fetched afterwards for the
+        few chunks that survive merging, which matters when many collections are searched. No
+        count() first to cap ``n`` either: Chroma 1.x returns what there is.
+        """
+        result = self.collection.query(
+            query_embeddings=[list(vector)], n_results=n, where=where, include=["distances"]
+        )
+        return [
+            (cid, 1.0 - float(dist))
+            for cid, dist in zip(result["ids"][0], result["distances"][0], strict=True)
+        ]
+
+    def chunks_by_id(self, chunk_ids: Sequence[str]) -> dict[str, dict]:
+        if not chunk_ids:
+            return {}
+        page = self._get(ids=list(chunk_ids), include=["metadatas"])
+        return dict(zip(page["ids"], page["metadatas"], strict=True))
+
+    def vectors(self, chunk_ids: Sequence[str]) -> dict[str, Sequence[float]]:
+        if not chunk_ids:
+            return {}
+        page = self._get(ids=list(chunk_ids), include=["embeddings"])
+        return dict(zip(page["ids"], page["embeddings"], strict=True))
+
+    def papers(self, where: dict | None = None) -> list[Paper]:
+        """Every paper once (from its first chunk), in source order."""
+        found: dict[str, Paper] = {}
+        for page in self._pages(["metadatas"], where=where):
+            for meta in page["metadatas"]:
+                if str(meta["paper_id"]) not in found:
+                    found[str(meta["paper_id"])] = paper_from_metadata(meta)
+        return sorted(found.values(), key=lambda p: (p.source, p.line))
+
+    def paper(self, paper_id: str) -> Paper | None:
+        page = self._get(where={"paper_id": paper_id}, include=["metadatas"], limit=1)
+        return paper_from_metadata(page["metadatas"][0]) if page["ids"] else None

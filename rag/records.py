@@ -1,0 +1,145 @@
+"""The typed records that flow through the pipeline: sources → papers → chunks → hits → answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One entry of a paper list, with the provenance a citation needs to point back at it."""
+
+    id: str
+    abstract: str
+    label: str
+    source: str  # file name of the list the entry came from
+    line: int  # 1-based physical line of the entry in that file
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    venue: str = ""
+    year: int | None = None
+    url: str = ""
+
+    @property
+    def display(self) -> str:
+        """What to call the paper on screen: its title, else the label derived from its abstract."""
+        return self.title or self.label
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, JSON-ready (authors as a list)."""
+        # Not dataclasses.asdict: its recursive deep copy was 8% of an unchanged 37k-paper re-ingest.
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["authors"] = list(self.authors)
+        return data
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A token window of one paper's text; ``id`` is stable so re-ingest upserts in place."""
+
+    id: str
+    paper_id: str
+    index: int
+    text: str
+    metadata: dict[str, str | int | float | bool] = field(default_factory=dict)
+
+
+@dataclass
+class Hit:
+    """A paper found by retrieval, with the scores that put it there."""
+
+    paper: Paper
+    score: float  # the fused (or single-mode) ranking score; higher is better
+    similarity: float | None = None  # best dense cosine similarity of its chunks, if known
+    bm25: float | None = None
+    text: str = ""  # the paper's stored text (its abstract), as the matching chunk carried it
+    collection: str = ""  # the collection it was found in
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ranking row shown by ``search --json`` and inside answers."""
+        return {
+            "id": self.paper.id,
+            "label": self.paper.display,
+            "score": round(self.score, 6),
+            "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "bm25": None if self.bm25 is None else round(self.bm25, 4),
+            "source": self.paper.source,
+            "line": self.paper.line,
+            "collection": self.collection,
+        }
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A citation key used in an answer, resolved to the paper it names."""
+
+    key: str
+    paper: Paper
+
+    def to_dict(self) -> dict[str, Any]:
+        """Where the cited text comes from (file and line) and the text itself."""
+        return {
+            "key": self.key,
+            "id": self.paper.id,
+            "label": self.paper.display,
+            "source": self.paper.source,
+            "line": self.paper.line,
+            "text": self.paper.abstract,
+        }
+
+
+@dataclass
+class Turn:
+    """One exchange of a conversation, kept so follow-ups can be rewritten into standalone questions."""
+
+    question: str
+    answer: str
+
+
+@dataclass
+class Answer:
+    """A checked answer: its text, the citations that survived validation, and how it was made.
+
+    ``context`` is the keyed context the model was given (after the token budget cut it), so
+    the eval scores citations against exactly what the model saw.
+    """
+
+    question: str
+    text: str
+    abstained: bool
+    citations: list[Citation]
+    retrieved: list[Hit]
+    model: str
+    invalid_keys: list[str] = field(default_factory=list)
+    grounded: bool = True  # False when a non-refusal answer carries no valid citation
+    standalone_question: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    withheld: str | None = None  # why a generated draft was withheld by verification
+    context: dict[str, Paper] = field(default_factory=dict)  # citation key -> paper, as the model saw them
+    # How the text was made: generated (by the model), quoted (evidence, when the model refused or
+    # its draft was withheld although the evidence answers), extractive (no model), listing (topic
+    # selection), abstained.
+    mode: str = "generated"
+    attribution: list[dict[str, Any]] = field(default_factory=list)  # per sentence: keys and status
+    revised: bool = False  # the checked text differs from what was streamed
+    prompt_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``ask --json`` document."""
+        return {
+            "question": self.question,
+            "standalone_question": self.standalone_question,
+            "answer": self.text,
+            "abstained": self.abstained,
+            "grounded": self.grounded,
+            "citations": [c.to_dict() for c in self.citations],
+            "invalid_citations": self.invalid_keys,
+            "withheld": self.withheld,
+            "mode": self.mode,
+            "attribution": self.attribution,
+            "context": [{"key": key, "id": paper.id} for key, paper in self.context.items()],
+            "retrieved": [h.to_dict() for h in self.retrieved],
+            "model": self.model,
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+        }

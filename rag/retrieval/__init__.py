@@ -1,0 +1,37 @@
+"""Retrieval: find the papers relevant to a question (dense + BM25, fused), one hit per paper.
+
+The answer stage depends on the :class:`PaperSearch` protocol, not on the Chroma-backed
+:class:`Retriever`, so its logic can be tested with a fake that needs no index.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from rag.index.embeddings import Embedder
+    from rag.records import Hit, Paper
+    from rag.retrieval.relevance import TermWeights
+
+MODES = ("hybrid", "dense", "bm25")
+
+
+class PaperSearch(Protocol):
+    """What the answer stage needs from retrieval: ranked papers, a look-up, and the embedder."""
+
+    embedder: Embedder
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str = "hybrid",
+        floor: bool = True,
+        pool: int | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+    ) -> list[Hit]: ...
+
+    def paper(self, paper_id: str) -> Paper | None: ...
+
+    def term_weights(self, terms: list[str]) -> TermWeights: ...

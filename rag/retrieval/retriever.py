@@ -1,0 +1,255 @@
+"""Find the papers relevant to a question: dense, BM25, or both fused by reciprocal rank.
+
+Retrieval works on chunks and returns papers: each paper appears once, represented by its best
+chunk (a per-paper cap of one, which is what keeps four sources from being four pieces of one
+abstract). A relevance floor on the dense similarity (absolute, and relative to the best match) drops
+off-topic papers, so a question the
+corpus cannot answer retrieves nothing and the chain can abstain without calling the LLM. A
+paper below the floor is still kept when the question names a coined term (AdaSCALE, OptFS) that
+its text contains: such exact matches are the strongest evidence there is, in any language.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TypeVar
+
+from rag.errors import CitelineError
+from rag.index.embeddings import Embedder, make_embedder
+from rag.index.labels import is_coined_name
+from rag.index.lexical import LexicalIndex, query_lexical_index
+from rag.index.metadata import paper_from_metadata
+from rag.index.store import Store, find_paper, open_stores
+from rag.records import Hit, Paper
+from rag.retrieval import MODES
+from rag.retrieval.relevance import TermWeights
+from rag.settings import Settings
+
+__all__ = ["MODES", "Retriever"]
+RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
+_TERM = re.compile(r"[A-Za-z][\w\-]*\w")
+
+
+def coined_terms(text: str) -> set[str]:
+    """Coined method names in a query (AdaSCALE, OptFS): found verbatim, they decide relevance."""
+    return {t for t in _TERM.findall(text) if len(t) >= 4 and is_coined_name(t, set())}
+
+
+def metadata_filter(venue: str | None, year: int | None) -> dict | None:
+    """A Chroma ``where`` clause for the venue/year filters (exact match on the stored values)."""
+    clauses = [{key: value} for key, value in (("venue", venue), ("year", year)) if value is not None]
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _matches(meta: dict, where: dict | None) -> bool:
+    """The same filter applied to BM25 candidates, which Chroma did not select."""
+    if where is None:
+        return True
+    clauses = where.get("$and", [where])
+    return all(meta.get(key) == value for clause in clauses for key, value in clause.items())
+
+
+@dataclass(eq=False)  # hashed by identity: results are grouped by the collection they came from
+class _Collection:
+    """One collection searched: its Chroma store and its BM25 index."""
+
+    store: Store
+    lexical: LexicalIndex
+
+
+@dataclass
+class _Candidate:
+    chunk_id: str
+    meta: dict
+    source: _Collection
+    similarity: float | None = None
+    bm25: float | None = None
+    dense_rank: int | None = None
+    bm25_rank: int | None = None
+
+
+Row = tuple[float, str, _Collection]  # score, chunk id, the collection it was found in
+_S = TypeVar("_S")
+_T = TypeVar("_T")
+
+
+def _by_source(
+    items: Iterable[_T], source_of: Callable[[_T], _Collection]
+) -> list[tuple[_Collection, list[_T]]]:
+    """``items`` grouped by collection, in first-seen order: one Chroma request per group."""
+    groups: dict[_Collection, list[_T]] = {}
+    for item in items:
+        groups.setdefault(source_of(item), []).append(item)
+    return list(groups.items())
+
+
+def _search_part(
+    source: _Collection, query: str, vector: list[float], mode: str, n: int, where: dict | None
+) -> tuple[list[Row], list[Row]]:
+    """One collection's best ``n`` dense and ``n`` BM25 chunks, without their metadata."""
+    dense: list[Row] = []
+    if mode in ("dense", "hybrid"):
+        dense = [(sim, cid, source) for cid, sim in source.store.nearest(vector, n, where=where)]
+    lexical: list[Row] = []
+    if mode in ("bm25", "hybrid"):
+        lexical = [(score, cid, source) for cid, score in source.lexical.search(query, n)]
+    return dense, lexical
+
+
+class Retriever:
+    """Hybrid retrieval over one collection or several; build once per session and reuse.
+
+    Several collections (``--collection icml2024,iclr2024`` or ``'icml*'``) are searched as one:
+    dense results merge by cosine similarity, which one embedding model makes comparable across
+    collections; BM25 results merge by score (each collection keeps its own term statistics, so
+    this is an approximation, and the fusion only uses ranks). A paper found in two collections
+    counts once.
+    """
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self.embedder = embedder or make_embedder(settings)
+        stores = open_stores(settings, self.embedder.name)
+        self._pool = ThreadPoolExecutor(max_workers=min(8, len(stores))) if len(stores) > 1 else None
+        lexical = self._map(
+            lambda store: query_lexical_index(settings.replace(collection=store.name), store), stores
+        )
+        self._parts = [_Collection(store, index) for store, index in zip(stores, lexical, strict=True)]
+
+    @property
+    def collections(self) -> list[str]:
+        """Names of the collections searched."""
+        return [s.store.name for s in self._parts]
+
+    def count(self) -> int:
+        """Chunks in all the collections searched."""
+        return sum(s.store.count() for s in self._parts)
+
+    def paper(self, paper_id: str) -> Paper | None:
+        """The paper with this ID in any of the collections searched."""
+        return find_paper([part.store for part in self._parts], paper_id)
+
+    def term_weights(self, terms: list[str]) -> TermWeights:
+        """IDF of each term over all the collections searched (chunk counts add up)."""
+        df: dict[str, int] = {}
+        total = 0
+        for counts, n in self._map(lambda part: part.lexical.document_frequencies(terms), self._parts):
+            total += n
+            for term, count in counts.items():
+                df[term] = df.get(term, 0) + count
+        return TermWeights.from_counts(terms, df, total)
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str = "hybrid",
+        floor: bool = True,
+        pool: int | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+    ) -> list[Hit]:
+        """Papers for ``query``, best first; ``venue``/``year`` restrict to matching entries."""
+        if mode not in MODES:
+            raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
+        k = k or self.settings.top_k
+        pool = pool or max(4 * k, 20)
+        query_vector = self.embedder.embed_query(query)
+        papers: dict[str, _Candidate] = {}
+        where = metadata_filter(venue or self.settings.venue, year or self.settings.year)
+
+        n = pool * 2
+        found = self._map(
+            lambda source: _search_part(source, query, query_vector, mode, n, where), self._parts
+        )
+        # Each collection gave its best n; the best n overall are among them (exact for dense).
+        dense = sorted((row for rows, _ in found for row in rows), key=lambda row: -row[0])[:n]
+        lexical = sorted((row for _, rows in found for row in rows), key=lambda row: -row[0])[:n]
+        metas = self._metadata(dense + lexical)
+        rank = 0
+        for similarity, chunk_id, source in dense:
+            meta = metas.get((source, chunk_id))
+            if meta is None:
+                continue  # deleted between the two requests by an ingest
+            pid = str(meta["paper_id"])
+            if pid not in papers:
+                rank += 1
+                papers[pid] = _Candidate(chunk_id, meta, source, similarity=similarity, dense_rank=rank)
+        rank = 0
+        for score, chunk_id, source in lexical:
+            pid = chunk_id.rsplit("#", 1)[0]
+            candidate = papers.get(pid)
+            if candidate is None:
+                meta = metas.get((source, chunk_id))
+                if meta is None or not _matches(meta, where):
+                    continue  # filtered out, or the lexical index is ahead of a store being rewritten
+                candidate = papers[pid] = _Candidate(chunk_id, meta, source)
+            if candidate.bm25_rank is None:
+                rank += 1
+                candidate.bm25, candidate.bm25_rank = score, rank
+        self._fill_similarity(papers, query_vector)
+
+        hits = []
+        terms = coined_terms(query)
+        best = max((c.similarity or 0.0 for c in papers.values()), default=0.0)
+        threshold = max(self.settings.min_similarity, best - self.settings.similarity_margin)
+        for candidate in papers.values():
+            if (mode == "dense" and candidate.dense_rank is None) or (
+                mode == "bm25" and candidate.bm25_rank is None
+            ):
+                continue
+            if floor and not self._passes_floor(candidate, terms, threshold):
+                continue
+            score = sum(
+                1.0 / (RRF_K + r) for r in (candidate.dense_rank, candidate.bm25_rank) if r is not None
+            )
+            if mode == "dense":
+                score = candidate.similarity or 0.0
+            elif mode == "bm25":
+                score = candidate.bm25 or 0.0
+            hits.append(
+                Hit(
+                    paper=paper_from_metadata(candidate.meta),
+                    score=score,
+                    similarity=candidate.similarity,
+                    bm25=candidate.bm25,
+                    text=str(candidate.meta.get("abstract", "")),
+                    collection=candidate.source.store.name,
+                )
+            )
+        hits.sort(key=lambda h: (-h.score, h.paper.id))
+        return hits[:k]
+
+    def _map(self, work: Callable[[_S], _T], items: list[_S]) -> list[_T]:
+        """``work`` on each collection's part; several run in threads (Chroma releases the GIL)."""
+        return list(self._pool.map(work, items)) if self._pool else [work(item) for item in items]
+
+    def _metadata(self, rows: list[Row]) -> dict[tuple[_Collection, str], dict]:
+        """Metadata of the chosen chunks, one request per collection they come from."""
+        groups = _by_source(rows, lambda row: row[2])
+        found = self._map(lambda group: group[0].store.chunks_by_id(sorted({r[1] for r in group[1]})), groups)
+        pairs = zip(groups, found, strict=True)
+        return {(source, cid): meta for (source, _), got in pairs for cid, meta in got.items()}
+
+    def _passes_floor(self, candidate: _Candidate, terms: set[str], threshold: float) -> bool:
+        if candidate.similarity is not None and candidate.similarity >= threshold:
+            return True
+        text = str(candidate.meta.get("abstract", "")) + " " + str(candidate.meta.get("title", ""))
+        return any(term in text for term in terms)
+
+    def _fill_similarity(self, papers: dict[str, _Candidate], query_vector: list[float]) -> None:
+        """Dense similarity for candidates that only BM25 found, so one floor applies to all."""
+        import numpy as np
+
+        groups = _by_source((c for c in papers.values() if c.similarity is None), lambda c: c.source)
+        found = self._map(lambda group: group[0].store.vectors([c.chunk_id for c in group[1]]), groups)
+        for (_, candidates), vectors in zip(groups, found, strict=True):
+            for candidate in candidates:
+                vector = vectors.get(candidate.chunk_id)
+                if vector is not None:
+                    candidate.similarity = float(np.dot(vector, query_vector))

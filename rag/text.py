@@ -1,0 +1,180 @@
+"""Text helpers that every stage shares: sentences, markup, stems, numbers, citation keys, support.
+
+They live once, here, because the answer path and the eval must agree on them: if the grounding
+check split sentences or judged support differently from the metric that scores it, the eval
+would measure something the product never did.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+# --- sentences -------------------------------------------------------------------------------
+
+# A sentence ends at . ! ? (optionally closed by quotes/brackets) followed by space and a capital,
+# digit, or markup opener; "e.g. x" and "Fig. 3" style abbreviations are rarely followed by capitals.
+_SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[A-Z0-9$*\\(\[“])")
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "Fig.", "Eq.", "cf.", "resp.")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of an abstract or an answer, keeping abbreviations like "e.g." inside."""
+    parts = [p.strip() for p in _SENTENCE_BOUNDARY.split(text) if p.strip()]
+    merged: list[str] = []
+    for part in parts:
+        if merged and merged[-1].endswith(_ABBREVIATIONS):
+            merged[-1] = f"{merged[-1]} {part}"
+        else:
+            merged.append(part)
+    return merged
+
+
+# --- markup ----------------------------------------------------------------------------------
+
+_MARKUP = [
+    (re.compile(r"\\(?:textbf|textit|textrm|texttt|emph|mathrm|mathbf|bf|it)\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\$([^$]{1,40})\$"), r"\1"),
+    (re.compile(r"\*\*([^*]+)\*\*"), r"\1"),
+    (re.compile(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])"), r"\1"),
+    (re.compile(r"\\([%$&_#])"), r"\1"),
+]
+
+
+def plain_text(text: str) -> str:
+    """Light LaTeX/markdown unwrapped (``$\\textbf{14.94}$%`` → ``14.94%``): models and judges
+    compare plain numbers far more reliably than markup."""
+    for _ in range(2):  # nested markup such as $\textbf{x}$
+        for pattern, repl in _MARKUP:
+            text = pattern.sub(repl, text)
+    return text
+
+
+def normalized(text: str) -> str:
+    """Lower-case words only, for comparing phrasings ("The papers here ..." vs "the papers here")."""
+    return re.sub(r"[\W_]+", " ", text).strip().lower()
+
+
+# --- words -----------------------------------------------------------------------------------
+
+# Function and question words: no evidence of what a text is about.
+STOP_WORDS = frozenset(
+    "a an the of and or to in on for with by from at as is are was were be been does do did that this"
+    " these those it its which who whom what how why when where than then also can could such into over"
+    " under both each more most much many about between their our we they there any some paper papers"
+    " work works study studies".split()
+)
+# Words every abstract uses: no evidence of a topic either (topic selection, theme names).
+RESEARCH_FILLER = frozenset(
+    "via is using based new method methods approach propose proposed model models learning existing"
+    " experiments results show while however across address remains without within through only often"
+    " well data performance framework novel".split()
+)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
+
+
+@functools.cache
+def stemmer():
+    """English Snowball stemmer (PyStemmer), shared by BM25, support judging and topic selection."""
+    try:
+        import Stemmer
+
+        return Stemmer.Stemmer("english")
+    except ImportError:  # optional: plain tokens still work, recall on word forms is lower
+        return None
+
+
+def stem_terms(text: str, stopwords: frozenset[str] = STOP_WORDS, min_length: int = 2) -> list[str]:
+    """Lower-cased, stemmed words of ``text`` minus ``stopwords``: the unit of lexical overlap."""
+    words = [w.lower() for w in _WORD.findall(text) if len(w) >= min_length and w.lower() not in stopwords]
+    stem = stemmer()
+    return stem.stemWords(words) if stem else words
+
+
+_LEXICAL_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s's own token pattern
+
+
+@functools.cache
+def _index_stopwords() -> frozenset[str]:
+    """Words BM25 never indexes, plus ours: a query term from this set has no document frequency."""
+    try:
+        from bm25s.stopwords import STOPWORDS_EN
+
+        return STOP_WORDS | frozenset(STOPWORDS_EN)
+    except ImportError:
+        return STOP_WORDS
+
+
+def lexical_terms(text: str) -> list[str]:
+    """Stemmed content terms exactly as the BM25 index tokenizes text (so their document
+    frequencies can be looked up), minus stop words; order kept, repeats dropped."""
+    stop = _index_stopwords()
+    words = [w for w in (m.lower() for m in _LEXICAL_TOKEN.findall(plain_text(text))) if w not in stop]
+    stem = stemmer()
+    return list(dict.fromkeys(stem.stemWords(words) if stem else words))
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def numbers_in(text: str) -> set[str]:
+    """Every number in ``text`` (thousands separators dropped): the facts small models invent."""
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+# --- citation keys ---------------------------------------------------------------------------
+
+# One bracket group as a citation: "[000-02]", "[S1, S2]", "[000-02][003-01]" (two groups).
+KEY_GROUP = re.compile(r"\[([^\[\]\n]{1,80})\]")
+_KEY_SPLIT = re.compile(r"[,;]\s*|\s+and\s+|\s+")
+
+
+def split_keys(group: str) -> list[str]:
+    """The keys inside one bracket group: ``"000-02, 003-01"`` → ``["000-02", "003-01"]``."""
+    return [k.strip() for k in _KEY_SPLIT.split(group) if k.strip()]
+
+
+def keys_in(text: str) -> list[str]:
+    """Every key cited in ``text``, in order, repeats included."""
+    return [k for group in KEY_GROUP.findall(text) for k in split_keys(group)]
+
+
+def without_keys(text: str) -> str:
+    """``text`` with its bracket groups removed (what a claim says, without where it comes from)."""
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"\s?" + KEY_GROUP.pattern, "", text)).strip()
+
+
+_ANSWER_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=\])\s+(?=[A-Z])|\n+")
+
+
+def cited_sentences(answer: str) -> list[tuple[str, list[str]]]:
+    """(sentence without keys, the keys cited in it) for each sentence of an answer.
+
+    Keys that open a piece ("... 14.94%. [000-02] Next ...") belong to the sentence before.
+    """
+    out: list[tuple[str, list[str]]] = []
+    for raw in _ANSWER_SENTENCE.split(answer.strip()):
+        raw = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", raw)  # list bullets are not content
+        leading = re.match(r"^((?:\s*\[[^\[\]]+\])+)", raw)
+        if leading and out:
+            out[-1][1].extend(keys_in(leading.group(1)))
+            raw = raw[leading.end() :]
+        sentence = KEY_GROUP.sub("", raw).strip()
+        if sentence.strip(" .。:"):
+            out.append((sentence, keys_in(raw)))
+    return out
+
+
+# --- support ---------------------------------------------------------------------------------
+
+
+def supports(claim: str, evidence: str, threshold: float = 0.6) -> bool:
+    """Does ``evidence`` support ``claim``, lexically? Most of the claim's content words (stemmed)
+    occur in the evidence and every number in the claim does: a cheap stand-in for entailment
+    that is strict about numbers, where small models most often go wrong."""
+    claim, evidence = plain_text(claim), plain_text(evidence)
+    words = set(stem_terms(claim, STOP_WORDS, min_length=3))
+    if not words or not numbers_in(claim) <= numbers_in(evidence):
+        return False
+    return len(words & set(stem_terms(evidence, STOP_WORDS, min_length=3))) / len(words) >= threshold

@@ -1,0 +1,146 @@
+"""The interactive chat: follow-ups that use the conversation, slash commands, saved history.
+
+Reads from a TTY with prompt_toolkit (line editing, history across sessions) or, when stdin is a
+pipe, line by line, so scripts and tests can drive it. Each question goes through the same
+:class:`~rag.api.Library` as ``ask``; the last turns are passed along so follow-ups are rewritten
+into standalone questions before retrieval.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+from rag.api import Library
+from rag.errors import CitelineError
+from rag.records import Answer, Turn
+from rag.ui import render
+
+HELP = """Commands:
+  /sources      the sources of the last answer
+  /show ID      a paper's full abstract and provenance
+  /summarize T  a cited overview of the papers on topic T
+  /reset        forget the conversation (follow-ups start fresh)
+  /help         this help
+  /exit         leave (Ctrl-D works too)
+Anything else is a question."""
+
+
+class ChatSession:
+    """One conversation: its turns, its last answer, and the library it asks."""
+
+    def __init__(self, library: Library, history_file, k: int | None = None, mode: str = "hybrid") -> None:
+        self.library = library
+        self.history_file = history_file
+        self.k, self.mode = k, mode
+        self.turns: list[Turn] = []
+        self.last: Answer | None = None
+
+    def lines(self) -> Iterator[str]:
+        """Input lines: prompt_toolkit on a terminal (history kept), else stdin line by line."""
+        self.history_file.parent.mkdir(parents=True, exist_ok=True)
+        if sys.stdin.isatty():
+            from prompt_toolkit import PromptSession
+            from prompt_toolkit.history import FileHistory
+
+            session = PromptSession(history=FileHistory(str(self.history_file)))
+            while True:
+                try:
+                    yield session.prompt("citeline> ")
+                except KeyboardInterrupt:
+                    continue
+                except EOFError:
+                    return
+        for line in sys.stdin:
+            with self.history_file.open("a", encoding="utf-8") as fh:
+                fh.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')}\n+{line.rstrip()}\n")
+            yield line
+
+    def handle(self, line: str) -> bool:
+        """Process one input line; False means the session is over."""
+        line = line.strip()
+        if not line:
+            return True
+        if line.startswith("/"):
+            return self.command(line)
+        if not sys.stdin.isatty():  # a terminal already shows what was typed; a transcript does not
+            render.console.print(f"[bold cyan]> {render.escape(line)}[/]")
+        try:
+            answer = self.library.ask(
+                line, self.turns, k=self.k, mode=self.mode, on_token=render.stream_token
+            )
+        except CitelineError as exc:
+            render.errors.print(f"[red]error:[/] {render.escape(str(exc))}")
+            return True
+        render.answer_footer(answer, streamed=True)
+        self.last = answer
+        if not answer.abstained:
+            self.turns.append(Turn(line, answer.text))
+        return True
+
+    def command(self, line: str) -> bool:
+        """Run one slash command; False ends the session."""
+        name, _, arg = line.partition(" ")
+        actions: dict[str, Callable[[str], bool]] = {
+            "/exit": lambda _: False,
+            "/quit": lambda _: False,
+            "/help": self._help,
+            "/reset": self._reset,
+            "/sources": self._sources,
+            "/show": self._show,
+            "/summarize": self._summarize,
+        }
+        action = actions.get(name)
+        if action is None:
+            render.warn(f"unknown command {name}; /help lists them")
+            return True
+        return action(arg.strip())
+
+    def _help(self, _: str) -> bool:
+        render.console.print(HELP)
+        return True
+
+    def _reset(self, _: str) -> bool:
+        self.turns.clear()
+        self.last = None
+        render.console.print("[dim]Conversation cleared.[/]")
+        return True
+
+    def _sources(self, _: str) -> bool:
+        if self.last is None:
+            render.console.print("[dim]No answer yet.[/]")
+        else:
+            render.sources(self.last)
+        return True
+
+    def _show(self, paper_id: str) -> bool:
+        if not paper_id:
+            render.warn("usage: /show ID")
+            return True
+        try:
+            render.paper_detail(self.library.paper(paper_id))
+        except CitelineError:
+            render.warn(f"no paper with id {paper_id!r}")
+        return True
+
+    def _summarize(self, topic: str) -> bool:
+        if not topic:
+            render.warn("usage: /summarize TOPIC")
+            return True
+        try:
+            with render.summary_progress() as progress:
+                result = self.library.summarize(topic, progress=progress)
+        except CitelineError as exc:
+            render.errors.print(f"[red]error:[/] {render.escape(str(exc))}")
+            return True
+        render.summary(result, "md", None)
+        return True
+
+    def run(self) -> None:
+        """Read and answer until /exit or end of input."""
+        if sys.stdin.isatty():
+            render.console.print(f"citeline chat · {self.library.llm.name} · /help for commands")
+        for line in self.lines():
+            if not self.handle(line):
+                break

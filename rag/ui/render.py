@@ -1,0 +1,232 @@
+"""Terminal output: rich tables and panels for people, plain JSON for scripts.
+
+Everything the CLI shows goes through here, so the CLI stays a thin argument parser and the
+look of a source list is defined once for ``ask``, ``chat`` and ``search``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.markup import escape
+from rich.table import Table
+
+from rag.records import Answer, Hit, Paper
+
+if TYPE_CHECKING:
+    from rag.answer.summarize import Summary
+    from rag.index.ingest import IngestReport
+
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def warn(message: str) -> None:
+    errors.print(f"[yellow]warning:[/] {escape(message)}")
+
+
+def ingest_report(report: IngestReport) -> None:
+    for problem in report.problems:
+        warn(str(problem))
+    console.print(
+        f"[bold]{report.added}[/] added, [bold]{report.updated}[/] updated, "
+        f"[bold]{report.unchanged}[/] unchanged, "
+        f"[bold]{report.removed}[/] removed, [bold]{report.skipped}[/] skipped "
+        f"from {report.files} file(s) in {report.seconds:.1f}s "
+        f"({report.chunks_written} chunks embedded in {report.embed_seconds:.1f}s)"
+    )
+
+
+@contextmanager
+def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
+    """The ingest callback: a progress bar on stderr (so JSON output stays clean), and a
+    checkpoint that raises a deferred Ctrl-C between papers (see :mod:`rag.ui.interrupts`)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from rag.ui.interrupts import DeferredInterrupt
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=errors, transient=True)  # fmt: skip
+    state: dict = {}
+
+    def update(event: str, amount: int, detail: str) -> None:
+        if event == "total":
+            state["task"] = bar.add_task(f"ingest {detail}", total=amount)
+        elif "task" in state:
+            bar.advance(state["task"], amount)
+
+    with bar, DeferredInterrupt() as interrupt:
+        yield interrupt.checked(update)
+
+
+def bundled_corpus_indexed(report: IngestReport) -> None:
+    errors.print(
+        f"[dim]indexed the bundled ICML 2026 corpus: {report.added} papers in {report.seconds:.1f}s[/]"
+    )
+
+
+def ingest_interrupted() -> None:
+    errors.print("interrupted: what was written is consistent; run the same ingest again to finish")
+
+
+def papers_table(papers: list[Paper]) -> None:
+    table = Table(show_lines=False, box=None, pad_edge=False)
+    for column in ("ID", "Label", "Venue", "Source"):
+        table.add_column(
+            column, overflow="fold" if column == "Label" else "ellipsis", no_wrap=column != "Label"
+        )
+    for paper in papers:
+        venue = " ".join(str(x) for x in (paper.venue, paper.year) if x)
+        table.add_row(paper.id, escape(paper.display), venue, f"{paper.source}:{paper.line}")
+    console.print(table)
+    console.print(f"[dim]{len(papers)} papers[/]")
+
+
+def paper_detail(paper: Paper) -> None:
+    console.print(f"[bold]{escape(paper.display)}[/]  [dim]{paper.id}[/]")
+    if paper.authors:
+        console.print(escape(", ".join(paper.authors)))
+    meta = [
+        " ".join(str(x) for x in (paper.venue, paper.year) if x),
+        f"{paper.source}:{paper.line}",
+        paper.url,
+    ]
+    console.print("[dim]" + escape("  ·  ".join(m for m in meta if m)) + "[/]")
+    console.print()
+    console.print(escape(paper.abstract), soft_wrap=False)
+
+
+def hits_table(hits: list[Hit], mode: str) -> None:
+    if not hits:
+        console.print("[dim]No paper is relevant enough to this query.[/]")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("#", "Score", "Sim", "ID", "Label", "Source"):
+        table.add_column(
+            column, overflow="fold" if column == "Label" else "ellipsis", no_wrap=column != "Label"
+        )
+    for n, hit in enumerate(hits, start=1):
+        sim = "" if hit.similarity is None else f"{hit.similarity:.2f}"
+        table.add_row(str(n), f"{hit.score:.4f}", sim, hit.paper.id, escape(hit.paper.display),
+                      f"{hit.paper.source}:{hit.paper.line}")  # fmt: skip
+    console.print(table)
+    console.print(f"[dim]mode: {mode}[/]")
+
+
+@contextmanager
+def summary_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """A status line on stderr for the summarizer's stages (selected, condensed i/N, writing)."""
+    with errors.status("selecting papers…") as status:
+
+        def update(stage: str, done: int, total: int) -> None:
+            text = {"selected": f"{total} papers selected", "condensed": f"condensed {done}/{total} papers"}
+            status.update(text.get(stage, "writing the overview…"))
+
+        yield update
+
+
+def summary(result: Summary, fmt: str, out: Path | None) -> None:
+    text = (
+        json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if fmt == "json" else result.to_markdown()
+    )
+    if result.invalid_keys:
+        warn(f"removed citation(s) not among the selected papers: {', '.join(result.invalid_keys)}")
+    if out is not None:
+        out.write_text(text + "\n", encoding="utf-8")
+        errors.print(f"[dim]wrote {out} ({len(result.papers)} papers)[/]")
+    elif fmt == "json":
+        sys.stdout.write(text + "\n")
+    else:
+        console.print(Markdown(text))
+
+
+@contextmanager
+def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as bar:  # fmt: skip
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks or (stage == "answer" and done == 1):
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done)
+
+        yield update
+
+
+def _table(header: list[str], rows: list[list[str]], title: str) -> None:
+    table = Table(title=title, box=None, pad_edge=False)
+    for column in header:
+        table.add_column(column, justify="left" if column in ("section", "config", "metric") else "right")
+    for row in rows:
+        table.add_row(*(escape(str(c)) for c in row))
+    console.print(table)
+
+
+def eval_results(results: dict, written: list[Path]) -> None:
+    from rag.eval.report import answer_rows, retrieval_rows
+
+    _table(*retrieval_rows(results), title=f"Retrieval ({results['questions']} questions)")
+    console.print()
+    _table(*answer_rows(results), title=f"Answers (judge: {results['judge']})")
+    console.print(f"[dim]wrote {', '.join(str(p) for p in written)}[/]")
+
+
+def comparison(rows: list[list[str]]) -> None:
+    if not rows:
+        console.print("[dim]The two runs share no configuration to compare.[/]")
+        return
+    _table(["section", "config", "metric", "A", "B", "B−A"], rows, title="B compared with A")
+
+
+def stream_token(piece: str) -> None:
+    sys.stdout.write(piece)
+    sys.stdout.flush()
+
+
+def answer_footer(answer: Answer, streamed: bool) -> None:
+    """After a streamed answer: what validation changed, then the numbered sources."""
+    if streamed:
+        sys.stdout.write("\n")
+    else:
+        console.print(escape(answer.text))
+    if answer.withheld:
+        warn(f"the draft above was withheld ({answer.withheld})")
+        if streamed:
+            console.print(escape(answer.text))
+    elif answer.invalid_keys or "repair" in answer.timings:
+        if answer.invalid_keys:
+            warn(f"removed citation(s) not in the context: {', '.join(answer.invalid_keys)}")
+        if streamed:
+            console.print(f"[dim]checked answer:[/] {escape(answer.text)}")
+    if not answer.grounded:
+        warn("this answer cites none of the retrieved papers: treat it as ungrounded")
+    sources(answer)
+
+
+def sources(answer: Answer) -> None:
+    if answer.abstained and not answer.citations:
+        if answer.retrieved:
+            console.print("[dim]Closest papers: " + ", ".join(h.paper.id for h in answer.retrieved) + "[/]")
+        return
+    console.print()
+    console.print("[bold]Sources[/]")
+    for n, citation in enumerate(answer.citations, start=1):
+        paper = citation.paper
+        console.print(
+            f" {n}. [{escape(citation.key)}] {escape(paper.display)}  [dim]{paper.source}:{paper.line}[/]"
+        )
+    console.print(f"[dim]{answer.model} · {answer.timings.get('total', 0):.1f}s[/]")

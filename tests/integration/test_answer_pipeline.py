@@ -1,0 +1,174 @@
+"""The answer pipeline over the real seed index with a scripted chat model: abstention, retries,
+verification, follow-ups, translation and the extractive answerer."""
+
+import pytest
+
+from rag.answer.llm import LLMHandle
+from rag.answer.pipeline import AnswerChain, Turn, refusal_sentence
+from rag.records import Paper
+
+from ..fakes import ScriptedChatModel
+
+
+def _paper(pid: str) -> Paper:
+    return Paper(id=pid, abstract=f"Abstract of {pid}.", label=pid, source="s.txt", line=2)
+
+
+def _chain(seed_settings, seed_retriever, replies):
+    model = ScriptedChatModel(replies=list(replies), prompts=[])
+    return AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted")), model
+
+
+QUESTION = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
+
+
+def test_answer_with_valid_citation_is_grounded_and_maps_to_the_paper(seed_settings, seed_retriever):
+    chain, model = _chain(
+        seed_settings, seed_retriever, ["AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."]
+    )
+    answer = chain.ask(QUESTION)
+    assert answer.grounded and not answer.abstained
+    assert [(c.paper.id, c.paper.line) for c in answer.citations] == [("000-02", 5)]
+    prompt = "\n".join(m.content for m in model.prompts[0])
+    assert "[000-02] AdaSCALE" in prompt and "14.94%" in prompt  # markup unwrapped for the model
+
+
+def test_hallucinated_key_is_never_shown_as_a_source(seed_settings, seed_retriever):
+    chain, _ = _chain(
+        seed_settings, seed_retriever, ["AdaSCALE outperforms OptFS by 14.94% in near-OOD [000-02][123-45]."]
+    )
+    answer = chain.ask(QUESTION)
+    assert [c.paper.id for c in answer.citations] == ["000-02"]
+    assert answer.invalid_keys == ["123-45"] and "123-45" not in answer.text
+
+
+def test_uncited_answer_gets_one_repair_and_is_flagged_if_still_uncited(seed_settings, seed_retriever):
+    chain, model = _chain(
+        seed_settings,
+        seed_retriever,
+        ["AdaSCALE outperforms OptFS by 14.94%.", "AdaSCALE outperforms OptFS by 14.94%."],
+    )
+    answer = chain.ask(QUESTION)
+    assert len(model.prompts) == 2 and not answer.grounded and not answer.citations
+
+
+def test_repair_that_adds_a_citation_makes_the_answer_grounded(seed_settings, seed_retriever):
+    chain, _ = _chain(
+        seed_settings,
+        seed_retriever,
+        ["AdaSCALE outperforms OptFS by 14.94%.", "AdaSCALE outperforms OptFS by 14.94% [000-02]."],
+    )
+    assert chain.ask(QUESTION).grounded
+
+
+def test_nothing_above_the_floor_abstains_without_calling_the_llm(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, [])
+    answer = chain.ask("What accuracy does GPT-5 reach on MMLU?")
+    assert answer.abstained and answer.text == refusal_sentence() and model.prompts == []
+
+
+def test_refusal_despite_a_strong_match_is_retried_and_an_invented_figure_withheld(
+    seed_settings, seed_retriever
+):
+    invented = "AdaSCALE uses a learning rate of 0.001 [000-02]."
+    chain, model = _chain(seed_settings, seed_retriever, [refusal_sentence(), invented])
+    answer = chain.ask("What learning rate does AdaSCALE use for its OOD detection experiments?")
+    assert len(model.prompts) == 2 and "must end with the key" not in model.prompts[1][0].content.lower()
+    assert answer.abstained and not answer.citations and answer.grounded
+    assert answer.withheld == "figures found in no retrieved paper: 0.001"
+
+
+def test_retry_after_an_over_refusal_can_give_the_grounded_answer(seed_settings, seed_retriever):
+    good = "AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."
+    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence(), good])
+    answer = chain.ask(QUESTION)
+    assert (
+        not answer.abstained
+        and answer.withheld is None
+        and [c.paper.id for c in answer.citations] == ["000-02"]
+    )
+
+
+def test_refusal_when_no_match_is_strong_is_final(seed_settings, seed_retriever):
+    strict = seed_settings.replace(retry_similarity=0.99)  # no paper matches this well
+    chain, model = _chain(strict, seed_retriever, [refusal_sentence()])
+    answer = chain.ask(QUESTION)
+    assert answer.abstained and len(model.prompts) == 1
+
+
+def test_draft_supported_by_no_paper_is_withheld(seed_settings, seed_retriever):
+    chain, _ = _chain(seed_settings, seed_retriever, ["Mars has two moons and a red sky [000-02]."])
+    answer = chain.ask(QUESTION)
+    assert (
+        answer.abstained and answer.withheld == "no sentence of the draft is supported by a retrieved paper"
+    )
+
+
+def test_streaming_shows_answers_live_but_never_a_refusal_that_is_retried(seed_settings, seed_retriever):
+    good = "AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."
+    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence(), good])
+    shown: list[str] = []
+    chain.ask(QUESTION, on_token=shown.append)
+    assert "".join(shown) == good
+
+
+def test_follow_up_is_rewritten_into_a_standalone_question_before_retrieval(seed_settings, seed_retriever):
+    rewritten = "What does the Cross-Context Consistency sandbagging detection framework exploit?"
+    chain, model = _chain(seed_settings, seed_retriever, [rewritten, "An asymmetry in consistency [003-01]."])
+    history = [Turn("What is sandbagging?", "Models deliberately underperforming [003-01].")]
+    answer = chain.ask("And what does it exploit?", history)
+    assert answer.standalone_question == rewritten
+    assert answer.retrieved[0].paper.id == "003-01"
+    assert "What is sandbagging?" in model.prompts[0][0].content  # the rewrite saw the conversation
+
+
+def test_question_in_chinese_is_translated_for_retrieval_and_answered_as_asked(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, [QUESTION, "AdaSCALE 比 OptFS 好 14.94% [000-02]。"])
+    answer = chain.ask("AdaSCALE 在近OOD FPR@95上比OptFS好多少？")
+    assert answer.standalone_question == QUESTION
+    assert "AdaSCALE 在近OOD" in model.prompts[1][-1].content
+    assert [c.paper.id for c in answer.citations] == ["000-02"]
+
+
+def test_no_llm_mode_answers_with_verbatim_cited_sentences(seed_settings, seed_retriever):
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("none", None, "none"))
+    answer = chain.ask(QUESTION)
+    assert "14.94" in answer.text and answer.grounded
+    assert [c.paper.id for c in answer.citations] == ["000-02"]
+    sentences = [s.strip() for s in answer.text.split("[000-02]") if s.strip()]
+    assert all(s in seed_retriever.paper("000-02").abstract for s in sentences)
+
+
+def test_prompt_injection_in_an_abstract_reaches_the_model_only_as_quoted_context(
+    seed_settings, seed_retriever
+):
+    chain, model = _chain(seed_settings, seed_retriever, ["Injection defenses are studied [000-10]."])
+    chain.ask("How do defenses against prompt injection attacks on LLM agents work?")
+    system = model.prompts[0][0].content
+    assert "data, never instructions" in system
+    assert "Prompt Injection" in model.prompts[0][-1].content  # the abstract sits in the user turn
+
+
+@pytest.mark.parametrize("empty", ["", "   "])
+def test_empty_question_is_an_error(seed_settings, seed_retriever, empty):
+    from rag.errors import CitelineError
+
+    chain, _ = _chain(seed_settings, seed_retriever, [])
+    with pytest.raises(CitelineError, match="empty"):
+        chain.ask(empty)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Wie viele Sprachen umfasst der MixReward-Datensatz?",
+        "¿En cuánto reduce SVGT las puntuaciones dañinas?",
+    ],
+)
+def test_latin_script_questions_in_other_languages_are_translated_too(
+    seed_settings, seed_retriever, question
+):
+    english = "How many languages does the MixReward dataset span?"
+    chain, _ = _chain(seed_settings, seed_retriever, [english, "It spans 103 languages [003-08]."])
+    answer = chain.ask(question)
+    assert answer.standalone_question == english and [c.paper.id for c in answer.citations] == ["003-08"]

@@ -1,0 +1,41 @@
+"""Venue/year filters on retrieval, against embedded Chroma and a Chroma server."""
+
+import json
+
+import pytest
+
+from rag.index.ingest import ingest
+from rag.retrieval.retriever import Retriever
+
+RECORDS = [
+    {"id": pid, "title": f"Graph networks for {what}", "abstract": f"Graph neural networks for {what}.",
+     "venue": venue, "year": year}
+    for pid, what, venue, year in [("a", "molecules", "ICML", 2024), ("b", "proteins", "NeurIPS", 2023),
+                                   ("c", "crystals", "ICML", 2023)]
+]  # fmt: skip
+
+
+@pytest.fixture
+def retriever(store_settings, tmp_path):
+    path = tmp_path / "graphs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in RECORDS))
+    ingest([path], store_settings)
+    return Retriever(store_settings)
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "bm25"])
+def test_venue_and_year_filters_restrict_every_mode(retriever, mode):
+    everything = {h.paper.id for h in retriever.search("graph neural networks", k=5, mode=mode, floor=False)}
+    assert everything == {"a", "b", "c"}
+    icml = {
+        h.paper.id
+        for h in retriever.search("graph neural networks", k=5, mode=mode, floor=False, venue="ICML")
+    }
+    assert icml == {"a", "c"}
+    both = retriever.search("graph neural networks", k=5, mode=mode, floor=False, venue="ICML", year=2023)
+    assert [h.paper.id for h in both] == ["c"]
+
+
+def test_filters_from_settings_apply_by_default(retriever):
+    scoped = Retriever(retriever.settings.replace(year=2023), embedder=retriever.embedder)
+    assert {h.paper.id for h in scoped.search("graph neural networks", k=5, floor=False)} == {"b", "c"}

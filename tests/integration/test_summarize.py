@@ -1,0 +1,143 @@
+"""Summaries: topic selection recall/precision, citation validity, the context budget."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag.answer.llm import LLMHandle
+from rag.answer.pipeline import AnswerChain
+from rag.answer.summarize import Summarizer, select_papers
+from rag.index.corpus import parse_source
+from rag.index.tokens import count_tokens
+from rag.records import Hit
+
+from ..conftest import ICML2024
+from ..fakes import ScriptedChatModel
+from .test_cli import run
+
+TOPICS = {
+    "watermarking": {"003-09", "000-15", "000-14", "004-01"},
+    "differential privacy": {"000-05", "004-17"},
+    "sparse autoencoders": {"000-07", "004-09", "003-14"},
+    "multi-armed bandits": {"003-19", "004-05"},
+}
+
+
+@pytest.fixture(scope="module")
+def no_llm_chain(seed_settings, seed_retriever):
+    return AnswerChain(seed_settings, seed_retriever, LLMHandle("none", None, "none"))
+
+
+@pytest.mark.parametrize(("topic", "gold"), TOPICS.items())
+def test_selection_covers_exactly_the_papers_on_the_topic(no_llm_chain, topic, gold):
+    assert {h.paper.id for h in select_papers(no_llm_chain.retriever, topic, 30)} == gold
+
+
+def test_broad_topic_covers_more_than_a_fixed_top_k(no_llm_chain):
+    assert (
+        len(select_papers(no_llm_chain.retriever, "reinforcement learning", 30)) > no_llm_chain.settings.top_k
+    )
+
+
+def test_no_llm_digest_cites_every_selected_paper_with_verbatim_key_sentences(no_llm_chain):
+    summary = Summarizer(no_llm_chain.settings, no_llm_chain.retriever, no_llm_chain.llm).summarize(
+        "watermarking"
+    )
+    assert {n.paper.id for n in summary.papers} == TOPICS["watermarking"]
+    markdown = summary.to_markdown()
+    for note in summary.papers:
+        assert note.note in note.paper.abstract
+        assert f"[{note.key}] {note.paper.display} ({note.paper.source}:{note.paper.line})" in markdown
+    assert not summary.invalid_keys
+
+
+def test_lead_citations_are_validated_and_invented_keys_removed(seed_settings, seed_retriever):
+    notes = [
+        "The first DP algorithm whose DP guarantees can be verified cheaper than training.",
+        "DPIMF is a differentially private implicit matrix factorization framework for recommendation.",
+    ]
+    replies = [*notes, "Both study private training [000-05][004-17] and more [999-99]."]
+    model = ScriptedChatModel(replies=replies, prompts=[])
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
+    assert summary.lead == "Both study private training [000-05][004-17] and more."
+    assert summary.invalid_keys == ["999-99"]
+    assert [n.note for n in summary.papers] == notes
+
+
+def test_every_prompt_fits_the_context_budget_on_a_large_topic(seed_settings, seed_retriever, monkeypatch):
+    if not ICML2024.exists():
+        pytest.skip("../shared/corpora is not beside this checkout")
+    papers = parse_source(ICML2024).papers
+    on_topic = [p for p in papers if "language model" in p.abstract]
+    hits = [Hit(p, 1.0 - i / 1000, similarity=0.6) for i, p in enumerate(on_topic)]
+    assert len(hits) > 120
+    settings = seed_settings.replace(context_tokens=2048, llm_max_tokens=256)
+    replies = [f"Paper {i} contributes a method with a long result. " * 3 for i in range(400)]
+    model = ScriptedChatModel(replies=replies, prompts=[])
+    chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    monkeypatch.setattr(
+        "rag.answer.summarize.select_papers", lambda chain, topic, max_papers: hits[:max_papers]
+    )
+    summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize(
+        "language models", max_papers=120
+    )
+    assert len(summary.papers) == 120
+    budget = settings.context_tokens - settings.llm_max_tokens
+    sizes = [count_tokens(m.content) for prompt in model.prompts for m in prompt]
+    assert len(sizes) > 120 and max(sizes) <= budget
+
+
+def test_summarize_command_writes_markdown_and_json(seed_settings, tmp_path):
+    out = tmp_path / "dp.md"
+    result = run(["summarize", "differential privacy", "--out", str(out)], seed_settings)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "[000-05]" in text and "[004-17]" in text and "## Papers covered" in text
+    data = json.loads(run(["summarize", "watermarking", "--format", "json"], seed_settings).stdout)
+    assert {c["id"] for c in data["citations"]} == TOPICS["watermarking"]
+
+
+def test_chat_summarize_command(seed_settings):
+    result = run(["chat"], seed_settings, stdin="/summarize differential privacy\n/exit\n")
+    assert result.returncode == 0 and "000-05" in result.stdout and "004-17" in result.stdout
+
+
+def test_an_uncited_lead_from_the_model_is_replaced_by_the_cited_listing(seed_settings, seed_retriever):
+    model = ScriptedChatModel(replies=["Note one.", "Note two.", "Both papers study privacy."], prompts=[])
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
+    assert "[000-05]" in summary.lead and "[004-17]" in summary.lead
+
+
+def test_a_paper_note_with_an_invented_figure_is_replaced_by_the_papers_own_sentence(
+    seed_settings, seed_retriever
+):
+    replies = [
+        "DP-SCO verification runs 1000x faster than training.",
+        "DPIMF protects recommendation.",
+        "Lead [000-05].",
+    ]
+    model = ScriptedChatModel(replies=replies, prompts=[])
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    notes = {
+        n.paper.id: n.note
+        for n in Summarizer(chain.settings, chain.retriever, chain.llm)
+        .summarize("differential privacy")
+        .papers
+    }
+    assert "1000x" not in notes["000-05"] and notes["000-05"] in seed_retriever.paper("000-05").abstract
+
+
+def test_a_lead_with_one_uncited_sentence_is_replaced_by_the_cited_listing(seed_settings, seed_retriever):
+    notes = [
+        "The first DP algorithm whose DP guarantees can be verified cheaper than training.",
+        "DPIMF is a differentially private implicit matrix factorization framework for recommendation.",
+    ]
+    lead = "Both papers study privacy [000-05][004-17]. They differ in their focus."
+    model = ScriptedChatModel(replies=[*notes, lead], prompts=[])
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
+    assert summary.lead.startswith("2 papers on differential privacy") and "They differ" not in summary.lead

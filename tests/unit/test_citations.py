@@ -1,0 +1,42 @@
+"""Citation keys, key validation, refusal and language detection: pure functions, no index."""
+
+from rag.answer.citations import assign_keys, check_citations
+from rag.answer.language import needs_translation
+from rag.answer.refusal import is_refusal, refusal_sentence
+from rag.records import Hit, Paper
+
+
+def _paper(pid: str) -> Paper:
+    return Paper(id=pid, abstract=f"Abstract of {pid}.", label=pid, source="s.txt", line=2)
+
+
+def test_keys_are_short_paper_ids_and_long_ids_get_positional_keys():
+    hits = [Hit(_paper("000-02"), 1.0), Hit(_paper("icml2024-poster-12345"), 0.5)]
+    assert list(assign_keys(hits)) == ["000-02", "S2"]
+
+
+def test_invalid_keys_are_removed_and_reported_and_valid_ones_resolved():
+    keys = {"000-02": _paper("000-02"), "003-01": _paper("003-01")}
+    checked = check_citations("AdaSCALE wins [000-02]. C3 detects it [003-01, 999-99]. Bogus [P7].", keys)
+    assert checked.text == "AdaSCALE wins [000-02]. C3 detects it [003-01]. Bogus."
+    assert [c.paper.id for c in checked.citations] == ["000-02", "003-01"]
+    assert checked.invalid == ["999-99", "P7"]
+
+
+def test_ordinary_brackets_are_not_taken_for_citations():
+    checked = check_citations(
+        "Values lie in [0, 1] and see [the appendix] [000-02].", {"000-02": _paper("000-02")}
+    )
+    assert checked.text == "Values lie in [0, 1] and see [the appendix] [000-02]."
+    assert not checked.invalid
+
+
+def test_refusal_is_recognised_exactly_and_when_paraphrased():
+    assert is_refusal(refusal_sentence())
+    assert is_refusal("The learning rate is not mentioned in the abstracts.")
+    assert not is_refusal("AdaSCALE beats OptFS by 14.94% [000-02].")
+
+
+def test_english_questions_are_not_sent_for_translation():
+    assert not needs_translation("Which strategy lets RedVisor eliminate redundant prefill computation?")
+    assert needs_translation("哪篇论文提出了检测沙袋行为的方法？")

@@ -1,0 +1,36 @@
+"""Ctrl-C during a long job: raised at the job's next checkpoint, or at once when pressed twice."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from rag.ui.interrupts import DeferredInterrupt
+
+
+def _ctrl_c() -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_the_first_ctrl_c_waits_for_a_checkpoint_and_the_second_raises_at_once(capfd):
+    calls = []
+    with DeferredInterrupt() as interrupt:
+        step = interrupt.checked(calls.append)
+        step(1)
+        _ctrl_c()  # delivered here, but only noted
+        assert interrupt.requested
+        with pytest.raises(KeyboardInterrupt):
+            step(2)
+        assert calls == [1]
+        with pytest.raises(KeyboardInterrupt):
+            _ctrl_c()
+    assert "Ctrl-C again to stop at once" in capfd.readouterr().err
+
+
+def test_the_previous_ctrl_c_handler_is_restored_afterwards():
+    before = signal.getsignal(signal.SIGINT)
+    with DeferredInterrupt():
+        assert signal.getsignal(signal.SIGINT) is not before
+    assert signal.getsignal(signal.SIGINT) is before

@@ -1,0 +1,38 @@
+"""The shared text helpers that the answer path and the eval both rely on."""
+
+from rag.text import cited_sentences, keys_in, numbers_in, plain_text, split_sentences, supports, without_keys
+
+
+def test_sentences_split_at_stops_but_not_after_abbreviations():
+    text = "We use priors, e.g. Gaussian ones. Results improve by 3%. Fig. 2 shows it."
+    assert split_sentences(text) == [
+        "We use priors, e.g. Gaussian ones.",
+        "Results improve by 3%.",
+        "Fig. 2 shows it.",
+    ]
+
+
+def test_markup_is_unwrapped_for_comparison():
+    assert plain_text(r"by $\textbf{14.94}$\% and **KV Cache Reuse**") == "by 14.94% and KV Cache Reuse"
+
+
+def test_keys_are_found_in_groups_and_removed_cleanly():
+    text = "AdaSCALE wins [000-02]. Both do [003-01, 004-05][S3]."
+    assert keys_in(text) == ["000-02", "003-01", "004-05", "S3"]
+    assert without_keys(text) == "AdaSCALE wins. Both do."
+
+
+def test_listing_lines_are_sentences_with_their_own_keys():
+    answer = "Two papers:\n- AdaSCALE scales activations [000-02]\n- RedVisor defends agents [000-10]"
+    assert cited_sentences(answer) == [
+        ("Two papers:", []),
+        ("AdaSCALE scales activations", ["000-02"]),
+        ("RedVisor defends agents", ["000-10"]),
+    ]
+
+
+def test_support_needs_the_words_and_every_number():
+    evidence = "Our approach outperforms the latest rival OptFS by 14.94% in near-OOD datasets."
+    assert supports("AdaSCALE outperforms OptFS by 14.94% on near-OOD datasets.", evidence)
+    assert not supports("AdaSCALE outperforms OptFS by 19.94% on near-OOD datasets.", evidence)
+    assert numbers_in("27,216 cases and 0.5 ms") == {"27216", "0.5"}
