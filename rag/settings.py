@@ -50,14 +50,22 @@ class Settings:
     # Restrict retrieval to one venue / year (exact match on the stored metadata).
     venue: str | None = None
     year: int | None = None
-    # Cosine similarity (MiniLM) below which a paper is not considered relevant at all.
-    min_similarity: float = 0.34
-    # Papers this far below the best match are dropped too: a strong match makes weak ones noise.
+    # Per-paper relevance (rag/retrieval/relevance.py; calibrated on the dev split). A paper is
+    # relevant when a rare term of the question (a method name) occurs in it, when its dense
+    # similarity reaches strong_similarity, or when it reaches min_similarity with at least
+    # min_coverage of the question's IDF-weighted terms present. No fixed cosine floor separates
+    # answerable from unanswerable questions; these combine lexical and dense evidence.
+    strong_similarity: float = 0.55
+    min_similarity: float = 0.2
+    min_coverage: float = 0.5
+    # Papers this far below the best match need a name match to stay: a strong match makes
+    # weak paraphrases noise.
     similarity_margin: float = 0.25
-    # Withhold LLM answers with figures or claims found in no retrieved paper (rag/verify.py).
+    # Attribute every sentence of an LLM draft to a supporting paper, drop unsupported ones, and
+    # withhold drafts with figures found in no retrieved paper (rag/answer/attribution.py).
     verify_answers: bool = True
-    # When the model refuses although the best paper matches this well, ask once more.
-    retry_similarity: float = 0.45
+    # Most papers a listing answer ("Which papers study X?") lists.
+    listing_max_papers: int = 30
     llm: str = "auto"
     llm_base_url: str | None = None
     llm_model: str | None = None
@@ -115,11 +123,13 @@ _ENV = {
     "CITELINE_TOP_K": "top_k",
     "CITELINE_VENUE": "venue",
     "CITELINE_YEAR": "year",
+    "CITELINE_STRONG_SIMILARITY": "strong_similarity",
     "CITELINE_MIN_SIMILARITY": "min_similarity",
+    "CITELINE_MIN_COVERAGE": "min_coverage",
+    "CITELINE_LISTING_MAX_PAPERS": "listing_max_papers",
     "CITELINE_SIMILARITY_MARGIN": "similarity_margin",
     "CITELINE_LLM": "llm",
     "CITELINE_VERIFY_ANSWERS": "verify_answers",
-    "CITELINE_RETRY_SIMILARITY": "retry_similarity",
     "CITELINE_LLM_BASE_URL": "llm_base_url",
     "CITELINE_LLM_MODEL": "llm_model",
     "CITELINE_LOCAL_MODEL": "local_model",

@@ -62,7 +62,7 @@ STOP_WORDS = frozenset(
     "a an the of and or to in on for with by from at as is are was were be been does do did that this"
     " these those it its which who whom what how why when where than then also can could such into over"
     " under both each more most much many about between their our we they there any some paper papers"
-    " work works study studies".split()
+    " work works study studies kind kinds type types acronym stand name named called".split()
 )
 # Words every abstract uses: no evidence of a topic either (topic selection, theme names).
 RESEARCH_FILLER = frozenset(
@@ -93,6 +93,7 @@ def stem_terms(text: str, stopwords: frozenset[str] = STOP_WORDS, min_length: in
 
 
 _LEXICAL_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s's own token pattern
+_SCRIPT_CHANGE = re.compile(r"(?<=[^\x00-\u024f\s])(?=[\x00-\u024f])|(?<=[\x00-\u024f])(?=[^\x00-\u024f\s])")
 
 
 @functools.cache
@@ -106,13 +107,19 @@ def _index_stopwords() -> frozenset[str]:
         return STOP_WORDS
 
 
-def lexical_terms(text: str) -> list[str]:
+def lexical_sequence(text: str) -> list[str]:
     """Stemmed content terms exactly as the BM25 index tokenizes text (so their document
-    frequencies can be looked up), minus stop words; order kept, repeats dropped."""
+    frequencies can be looked up), minus stop words, in order: phrases stay adjacent."""
     stop = _index_stopwords()
-    words = [w for w in (m.lower() for m in _LEXICAL_TOKEN.findall(plain_text(text))) if w not in stop]
+    text = _SCRIPT_CHANGE.sub(" ", plain_text(text))  # "AdaSCALE在近OOD上" is three words, not one
+    words = [w for w in (m.lower() for m in _LEXICAL_TOKEN.findall(text)) if w not in stop]
     stem = stemmer()
-    return list(dict.fromkeys(stem.stemWords(words) if stem else words))
+    return stem.stemWords(words) if stem else words
+
+
+def lexical_terms(text: str) -> list[str]:
+    """:func:`lexical_sequence` with repeats dropped (order of first use kept)."""
+    return list(dict.fromkeys(lexical_sequence(text)))
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -18,7 +18,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from rag.records import Hit, Paper
-from rag.text import STOP_WORDS, stem_terms
+from rag.retrieval.relevance import TermWeights
+from rag.text import STOP_WORDS, lexical_terms, stem_terms
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -85,3 +86,8 @@ class FakeRetriever:
 
     def paper(self, paper_id: str) -> Paper | None:
         return self.papers.get(paper_id)
+
+    def term_weights(self, terms: list[str]) -> TermWeights:
+        """Document frequencies over the fake papers, as the real index counts them over chunks."""
+        docs = [set(lexical_terms(f"{p.title} {p.abstract}")) for p in self.papers.values()]
+        return TermWeights.from_counts(terms, {t: sum(t in d for d in docs) for t in terms}, len(docs))

@@ -36,11 +36,17 @@ class CheckedCitations:
     invalid: list[str] = field(default_factory=list)
 
 
-def _looks_like_key(token: str, keys: dict[str, Paper]) -> bool:
-    """Tell a citation attempt ([P9], [000-99]) from ordinary brackets ([0, 1] in an interval)."""
+def looks_like_key(token: str, keys: dict[str, Paper]) -> bool:
+    """Tell a citation attempt ([P9], [000-99], [KEY-A]) from ordinary brackets ([0, 1])."""
     return token in keys or bool(
-        re.fullmatch(r"(?:[A-Z]{1,2}\d{1,3}|\d{3}-\d{2,4}|(?=[^\d]*\d)[\w\-]{6,12})", token)
+        re.fullmatch(r"(?:[A-Z]{1,2}\d{1,3}|\d{3}-\d{2,4}|KEY-\w+|(?=[^\d]*\d)[\w\-]{6,12})", token)
     )
+
+
+def is_citation(group: str, keys: dict[str, Paper]) -> bool:
+    """A bracket group's content (``"000-02, S3"``) is a citation attempt, not ordinary brackets."""
+    tokens = split_keys(group)
+    return bool(tokens) and any(looks_like_key(t, keys) for t in tokens)
 
 
 def check_citations(answer: str, keys: dict[str, Paper]) -> CheckedCitations:
@@ -49,9 +55,9 @@ def check_citations(answer: str, keys: dict[str, Paper]) -> CheckedCitations:
     cited: dict[str, Citation] = {}
 
     def replace(match: re.Match[str]) -> str:
-        tokens = split_keys(match.group(1))
-        if not tokens or not any(_looks_like_key(t, keys) for t in tokens):
+        if not is_citation(match.group(1), keys):
             return match.group(0)
+        tokens = split_keys(match.group(1))
         valid = []
         for token in tokens:
             if token in keys:

@@ -1,18 +1,15 @@
-"""Build the context block the LLM sees: one keyed entry per retrieved paper, within a budget.
+"""The model's copy of a paper's text: data, never instructions.
 
 The stored abstract stays exactly as the source gave it; only the copy shown to the model has
-light LaTeX/markdown markup unwrapped (``$\\textbf{14.94}$%`` becomes ``14.94%``), because small
-models copy plain numbers far more reliably than markup.
+instruction-like sentences replaced by a marker (and, in rag/answer/evidence.py, markup
+unwrapped), because a small model told to treat context as data still tends to obey or freeze.
 """
 
 from __future__ import annotations
 
 import re
 
-from rag.index.tokens import count_tokens
-from rag.records import Paper
-from rag.resources import prompt_text
-from rag.text import plain_text, split_sentences
+from rag.text import split_sentences
 
 # Sentences that address the model rather than describe research: a prompt injection planted in
 # an abstract. The model's copy omits them (the stored abstract keeps them, faithfully); a small
@@ -33,21 +30,3 @@ def without_injections(text: str) -> str:
     if not any(_INJECTION.search(s) for s in sentences):
         return text
     return " ".join(OMITTED if _INJECTION.search(s) else s for s in sentences)
-
-
-def build_context(keyed: dict[str, Paper], budget_tokens: int) -> tuple[str, dict[str, Paper]]:
-    """The context text and the keys that fit; papers come in relevance order, the tail is cut."""
-    template = prompt_text("context_entry")
-    entries: list[str] = []
-    used: dict[str, Paper] = {}
-    total = 0
-    for key, paper in keyed.items():
-        text = plain_text(without_injections(paper.abstract))
-        entry = template.format(key=key, label=paper.display, text=text).strip()
-        cost = count_tokens(entry) + 2
-        if entries and total + cost > budget_tokens:
-            break
-        entries.append(entry)
-        used[key] = paper
-        total += cost
-    return "\n\n".join(entries) + "\n", used

@@ -1,9 +1,14 @@
-"""The answer pipeline: question → standalone question → retrieval → keyed context → draft → check.
+"""The answer pipeline: question → standalone question → intent → retrieval → evidence → draft → check.
 
-The chain abstains without calling the LLM when retrieval finds nothing relevant; after
-generation it validates every citation key and marks an answer that is not a refusal yet cites
-nothing valid as ungrounded instead of presenting it as sourced. Each step is a method, so
-``ask`` reads as the flow it implements.
+Two promises shape it. An answer is never worse than quoting the evidence: when the model
+refuses, or its draft is withheld, although the evidence answers the question, the user gets the
+cited sentences themselves (``mode: quoted``), not the refusal sentence. And a refusal rests on
+the evidence: off-topic questions retrieve nothing relevant and abstain without an LLM call;
+otherwise the evidence check (:func:`rag.answer.evidence.answers_question`) decides, whoever
+says so first. Listing questions ("Which papers study X?") are answered from topic selection,
+one cited line per paper, without the model.
+
+Each step is a method, so :meth:`AnswerChain.ask` reads as the flow it implements.
 """
 
 from __future__ import annotations
@@ -12,11 +17,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rag.answer import evidence as ev
+from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
-from rag.answer.context import build_context
-from rag.answer.extractive import extractive_answer
 from rag.answer.grounding import unsupported_reason
+from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
+from rag.answer.listing import listing_answer
 from rag.answer.llm import LLMHandle
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
 from rag.errors import CitelineError
@@ -24,40 +31,60 @@ from rag.index.tokens import count_tokens
 from rag.records import Answer, Hit, Paper, Turn
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
+from rag.retrieval.relevance import papers_on
 from rag.settings import Settings
-from rag.text import without_keys
+from rag.text import lexical_terms, without_keys
 
 __all__ = ["AnswerChain", "Turn", "is_refusal", "refusal_sentence"]
+
+MAX_QUESTION_CHARS = 2000
+
+
+@dataclass
+class _Run:
+    """One question on its way through the pipeline: what each step found, and when."""
+
+    question: str
+    started: float = field(default_factory=time.perf_counter)
+    timings: dict[str, float] = field(default_factory=dict)
+    standalone: str = ""
+    hits: list[Hit] = field(default_factory=list)
+    context: dict[str, Paper] = field(default_factory=dict)
+    evidence: list[ev.PaperEvidence] = field(default_factory=list)
+    prompt_tokens: int = 0
+
+    def lap(self, name: str, since: float) -> float:
+        now = time.perf_counter()
+        self.timings[name] = now - since
+        return now
 
 
 @dataclass
 class _Draft:
-    """A reply on its way to the user, with what the checks found."""
+    """A reply before its citations are validated, and how it came about."""
 
     text: str
-    timings: dict[str, float]
-    context: dict[str, Paper] = field(default_factory=dict)
+    mode: str  # generated | quoted | extractive | listing | abstained
     withheld: str | None = None
-    abstained: bool = False
+    invalid: list[str] = field(default_factory=list)
+    attributed: Attributed | None = None
+    streamed: str | None = None  # what the user already saw, when it differs from text
 
 
 class AnswerChain:
-    """Answers questions over one retriever with one LLM (or none: the extractive answerer)."""
+    """Answers questions over one retriever with one LLM (or none: quoted evidence)."""
 
     def __init__(self, settings: Settings, retriever: PaperSearch, llm: LLMHandle) -> None:
         self.settings = settings
-        self.verify = settings.verify_answers
         self.retriever = retriever
         self.llm = llm
         self._refusal = refusal_sentence()
         self._system = prompt_text("answer_system").replace("{refusal}", self._refusal)
-        # Used once when the model refuses although retrieval found a strong match: small models
-        # over-refuse, and the verification below still withholds an unsupported second answer.
-        self._retry_system = prompt_text("answer_retry_system")
 
     @property
     def system_prompt(self) -> str:
-        """The answer prompt's system text (the eval counts its tokens)."""
+        """The answer prompt's system text: identical for every question, so a local server's
+        prompt cache reuses its tokens (the eval counts them too)."""
         return self._system
 
     # --- the flow ------------------------------------------------------------------------------
@@ -74,42 +101,59 @@ class AnswerChain:
         question = question.strip()
         if not question:
             raise CitelineError("the question is empty")
-        started = time.perf_counter()
-        timings: dict[str, float] = {}
-        standalone = self.standalone_question(question, history)
-        timings["rewrite"] = time.perf_counter() - started
-        mark = time.perf_counter()
-        hits = self.retrieve(question, standalone, k, mode, follow_up=bool(history))
-        timings["retrieve"] = time.perf_counter() - mark
-        if not hits:
-            draft = _Draft(self._refusal, timings, abstained=True)
-            if on_token:
-                on_token(self._refusal)
+        if len(question) > MAX_QUESTION_CHARS:
+            raise CitelineError(
+                f"the question is {len(question)} characters long; ask in at most {MAX_QUESTION_CHARS}"
+            )
+        run = _Run(question)
+        run.standalone = self.standalone_question(question, history)
+        mark = run.lap("rewrite", run.started)
+        intent = classify(run.standalone)
+        if intent.is_listing:
+            draft = self.list_papers(run, intent)
+            run.lap("retrieve", mark)
         else:
-            context, keyed = build_context(assign_keys(hits), self._context_budget(standalone))
-            # A follow-up is answered in its standalone form; a translated question keeps its
-            # original wording so that the answer comes back in the user's language.
-            asked = standalone if history else question
-            draft = self.draft(asked, standalone, context, keyed, hits, timings, started, on_token)
-        timings["total"] = time.perf_counter() - started
-        return self.check_answer(question, standalone, hits, draft)
+            run.hits = self.retrieve(question, run.standalone, k, mode, follow_up=bool(history))
+            mark = run.lap("retrieve", mark)
+            if not run.hits:
+                draft = _Draft(self._refusal, "abstained")
+            else:
+                run.evidence = self.gather_evidence(run)
+                mark = run.lap("evidence", mark)
+                # A follow-up is answered in its standalone form; a translated question keeps
+                # its original wording so that the answer comes back in the user's language.
+                asked = run.standalone if history else question
+                draft = self.draft(run, asked, on_token)
+        if on_token and draft.streamed is None:
+            on_token(draft.text)
+        run.timings["total"] = time.perf_counter() - run.started
+        return self.check_answer(run, draft)
 
     def standalone_question(self, question: str, history: Sequence[Turn] = ()) -> str:
         """Rewrite a follow-up (or a non-English question) into a standalone English query."""
         if self.llm.model is None or not (history or needs_translation(question)):
             return question
-        transcript = "\n".join(
-            f"User: {t.question}\nAssistant: {without_keys(t.answer)}" for t in history[-3:]
-        )
+        turns = history[-3:]
+        transcript = "\n".join(f"User: {t.question}\nAssistant: {without_keys(t.answer)}" for t in turns)
         prompt = prompt_text("condense").format(history=transcript or "(none)", question=question)
         rewritten = self.llm.invoke(prompt)
         line = next((ln.strip().strip('"') for ln in rewritten.splitlines() if ln.strip()), "")
         return line if 3 <= len(line) <= 400 else question
 
+    def list_papers(self, run: _Run, intent: Intent) -> _Draft:
+        """Every paper on the topic, one cited line each (no LLM: selection is the answer)."""
+        run.hits = papers_on(self.retriever, intent.topic, self.settings.listing_max_papers)
+        if not run.hits:
+            return _Draft(self._refusal, "abstained")
+        run.context = assign_keys(run.hits)
+        weights = self.retriever.term_weights(lexical_terms(run.standalone))
+        text = listing_answer(run.standalone, intent.topic, run.context, self.retriever.embedder, weights)
+        return _Draft(text, "listing")
+
     def retrieve(
         self, question: str, standalone: str, k: int | None, mode: str, follow_up: bool
     ) -> list[Hit]:
-        """The papers to answer from, best first."""
+        """The papers judged relevant to the question, best first (none: abstain, no LLM call)."""
         hits = self.retriever.search(standalone, k=k, mode=mode)
         if standalone != question and not follow_up:
             # A translated question's original wording still matters: coined names and
@@ -119,95 +163,94 @@ class AnswerChain:
             hits = (hits + extra)[: k or self.settings.top_k]
         return hits
 
-    def draft(
-        self,
-        asked: str,
-        standalone: str,
-        context: str,
-        keyed: dict[str, Paper],
-        hits: list[Hit],
-        timings: dict[str, float],
-        started: float,
-        on_token: OnToken | None,
-    ) -> _Draft:
-        """The reply before its citations are checked: the model's, or quoted sentences without one."""
-        if self.llm.model is None:
-            mark = time.perf_counter()
-            text = extractive_answer(standalone, keyed, self.retriever.embedder) or self._refusal
-            timings["generate"] = time.perf_counter() - mark
-            if on_token:
-                on_token(text)
-            return _Draft(text, timings, keyed)
-        messages = self._messages(self._system, context, asked)
-        gate = RefusalGate(on_token) if on_token else None
-        text = self._generate(messages, gate, timings, started)
-        best = max((h.similarity or 0.0) for h in hits)
-        if is_refusal(text) and best >= self.settings.retry_similarity:
-            timings["first_refusal"] = timings.pop("generate", 0.0)
-            timings.pop("first_token", None)  # the user saw nothing yet; time the reply they see
-            if gate:
-                gate.reset()
-            messages = self._messages(self._retry_system, context, asked)  # a repair builds on this turn
-            text = self._generate(messages, gate, timings, started)
-        if not is_refusal(text) and not check_citations(text, keyed).citations:
-            # Small models sometimes drop the keys; one targeted retry is cheaper than an
-            # answer the user cannot trace.
-            text = self._repair(messages, text, timings) or text
-        withheld = None
-        if self.verify and not is_refusal(text):
-            withheld = unsupported_reason(text, asked, list(keyed.values()))
-        if gate and not gate.opened:
-            on_token(self._refusal if withheld or is_refusal(text) else text)
-        return _Draft(self._refusal if withheld else text, timings, keyed, withheld, bool(withheld))
+    def gather_evidence(self, run: _Run) -> list[ev.PaperEvidence]:
+        """Each retrieved paper's best sentences for the question, and whether they answer it."""
+        weights = self.retriever.term_weights(lexical_terms(run.standalone))
+        keyed = assign_keys(run.hits)
+        return ev.gather(run.standalone, keyed, self.retriever.embedder, weights)
 
-    def check_answer(self, question: str, standalone: str, hits: list[Hit], draft: _Draft) -> Answer:
-        """Validate the draft's citations and decide what the user is told it rests on."""
-        checked = check_citations(draft.text, draft.context)
-        refused = draft.abstained or is_refusal(checked.text)
+    def draft(self, run: _Run, asked: str, on_token: OnToken | None) -> _Draft:
+        """The model's answer from the evidence, or the quoted evidence when the model has
+        nothing better to say; a refusal only when the evidence does not answer."""
+        # Untranslated (no model to translate with), a question cannot be matched word by word
+        # against English abstracts: retrieval (names, numbers, meaning) has the last word then.
+        answers = ev.answers_question(run.evidence) or needs_translation(run.standalone)
+        if self.llm.model is None:
+            run.context = {e.key: e.paper for e in run.evidence}
+            if not answers:
+                return _Draft(self._refusal, "abstained")
+            return _Draft(ev.quoted_answer(run.evidence), "extractive")
+        context_text, run.context = ev.render(run.evidence, self._context_budget(asked))
+        messages = self._messages(context_text, asked)
+        run.prompt_tokens = sum(count_tokens(str(m.content)) for m in messages)
+        gate = RefusalGate(on_token) if on_token else None
+        mark = time.perf_counter()
+        text = self._generate(messages, gate, run)
+        run.lap("generate", mark)
+        streamed = text if gate is not None and gate.opened else None
+        if is_refusal(text):
+            return self._fallback(run, answers, None, streamed)
+        withheld = unsupported_reason(text, asked, list(run.context.values()))
+        attributed = attribute(text, run.context, english=not needs_translation(asked))
+        if withheld is None and not attributed.text:
+            withheld = "no sentence of the draft is supported by a retrieved paper"
+        if withheld:
+            draft = self._fallback(run, answers, withheld, streamed)
+        else:
+            draft = _Draft(attributed.text, "generated", streamed=streamed)
+            if streamed is not None and attributed.changed:
+                draft.streamed = streamed  # the footer shows the checked text
+        draft.invalid, draft.attributed = attributed.invalid(run.context), attributed
+        return draft
+
+    def check_answer(self, run: _Run, draft: _Draft) -> Answer:
+        """Validate the final text's citations and say what the answer rests on."""
+        checked = check_citations(draft.text, run.context)
+        refused = draft.mode == "abstained" or is_refusal(checked.text)
+        attribution = draft.attributed.sentences if draft.attributed else []
         return Answer(
-            question=question,
+            question=run.question,
             text=self._refusal if refused and not checked.text else checked.text,
             abstained=refused,
             citations=[] if refused else checked.citations,
-            retrieved=hits,
+            retrieved=run.hits,
             model=self.llm.name,
-            invalid_keys=checked.invalid,
+            invalid_keys=list(dict.fromkeys(draft.invalid + checked.invalid)),
             grounded=refused or bool(checked.citations),
-            standalone_question=standalone if standalone != question else None,
-            timings=draft.timings,
+            standalone_question=run.standalone if run.standalone != run.question else None,
+            timings=run.timings,
             withheld=draft.withheld,
-            context=draft.context,
+            context=run.context,
+            mode="abstained" if refused else draft.mode,
+            attribution=[s.to_dict() for s in attribution],
+            prompt_tokens=run.prompt_tokens,
+            revised=draft.streamed is not None and draft.streamed.strip() != checked.text.strip(),
         )
 
     # --- helpers -------------------------------------------------------------------------------
+
+    def _fallback(self, run: _Run, answers: bool, withheld: str | None, streamed: str | None) -> _Draft:
+        """Never worse than quoting: the quoted evidence when it answers, else the refusal."""
+        if answers:
+            return _Draft(ev.quoted_answer(run.evidence), "quoted", withheld, streamed=streamed)
+        return _Draft(self._refusal, "abstained", withheld, streamed=streamed)
 
     def _context_budget(self, question: str) -> int:
         fixed = count_tokens(self._system) + count_tokens(question) + 64
         return max(256, self.settings.context_tokens - self.settings.llm_max_tokens - fixed)
 
-    @staticmethod
-    def _messages(system: str, context: str, question: str) -> list:
+    def _messages(self, context: str, question: str) -> list:
         from langchain_core.messages import HumanMessage, SystemMessage
 
         user = prompt_text("answer_user").format(context=context, question=question)
-        return [SystemMessage(system), HumanMessage(user)]
+        return [SystemMessage(self._system), HumanMessage(user)]
 
-    def _generate(self, messages: list, on_token: OnToken | None, timings: dict, asked_at: float) -> str:
-        """Stream one reply; ``first_token`` is measured from ``asked_at``, when the user asked."""
-        started = time.perf_counter()
+    def _generate(self, messages: list, on_token: OnToken | None, run: _Run) -> str:
+        """Stream one reply; ``first_token`` is measured from when the user asked."""
         parts: list[str] = []
         for piece in self.llm.stream(messages):
-            timings.setdefault("first_token", time.perf_counter() - asked_at)
+            run.timings.setdefault("first_token", time.perf_counter() - run.started)
             parts.append(piece)
             if on_token:
                 on_token(piece)
-        timings["generate"] = time.perf_counter() - started
         return "".join(parts).strip()
-
-    def _repair(self, messages: list, draft: str, timings: dict) -> str:
-        from langchain_core.messages import AIMessage, HumanMessage
-
-        started = time.perf_counter()
-        text = self.llm.invoke([*messages, AIMessage(draft), HumanMessage(prompt_text("repair"))])
-        timings["repair"] = time.perf_counter() - started
-        return text

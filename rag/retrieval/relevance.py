@@ -23,22 +23,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rag.text import lexical_terms
+from rag.text import lexical_sequence, lexical_terms
 
 if TYPE_CHECKING:
     from rag.records import Hit, Paper
     from rag.retrieval import PaperSearch
+    from rag.settings import Settings
 
-# Calibrated on the dev split (see README "Relevance"); a paper passes with any one of these.
-STRONG_SIMILARITY = 0.55  # close enough in meaning whatever the wording
-COVERED_SIMILARITY = 0.2  # ... or this close, with most of the question's weighted terms present:
-MIN_COVERAGE = 0.5
 RARE_SHARE = 0.01  # a term in at most 1% of the chunks (and at most RARE_MAX) is a name
 RARE_MAX = 25
 
 # Topic selection (listing questions, summaries): a topic is short, so its terms must be present.
 TOPIC_STRONG_SIMILARITY = 0.5
-TOPIC_SIMILARITY = 0.2
+TOPIC_SIMILARITY = 0.3
 TOPIC_COVERAGE = 0.67
 
 
@@ -67,14 +64,14 @@ class Relevance:
     coverage: float  # IDF-weighted share of the question's terms found in the paper
     names: tuple[str, ...]  # rare question terms found in the paper (exact matches)
     similarity: float
+    phrase: bool = False  # the query's terms occur in the paper as one phrase, in order
 
-    @property
-    def is_relevant(self) -> bool:
+    def is_relevant(self, settings: Settings) -> bool:
         """The ask-time decision: a name match, a strong dense match, or shared weighted terms."""
         return (
             bool(self.names)
-            or self.similarity >= STRONG_SIMILARITY
-            or (self.similarity >= COVERED_SIMILARITY and self.coverage >= MIN_COVERAGE)
+            or self.similarity >= settings.strong_similarity
+            or (self.similarity >= settings.min_similarity and self.coverage >= settings.min_coverage)
         )
 
     @property
@@ -82,6 +79,7 @@ class Relevance:
         """The topic decision (listing questions, summaries): the topic's terms, or a strong match."""
         return (
             bool(self.names)
+            or self.phrase
             or self.similarity >= TOPIC_STRONG_SIMILARITY
             or (self.similarity >= TOPIC_SIMILARITY and self.coverage >= TOPIC_COVERAGE)
         )
@@ -102,6 +100,35 @@ def name_terms(text: str) -> set[str]:
     return set(lexical_terms(" ".join(names)))
 
 
+# Names with a version or size in them: GPT-5, Llama-3-8B, CIFAR-10, FPR@95.
+_COMPOUND = re.compile(r"[\w.@]+(?:-[\w.@]+)*")
+
+
+def compounds_of(text: str) -> dict[str, list[str]]:
+    """Term → the hyphenated or alphanumeric tokens of ``text`` it comes from ("gpt" → ["gpt-5"]):
+    a name like GPT-5 matches a paper only whole, never through its part "GPT" (GPT-2)."""
+    found: dict[str, list[str]] = {}
+    for token in _COMPOUND.findall(text):
+        if not (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):
+            continue
+        for term in lexical_terms(token):
+            found.setdefault(term, []).append(token.lower().strip("."))
+    return found
+
+
+def name_matches(query: str, terms: Iterable[str], paper_text: str, weights: TermWeights) -> tuple[str, ...]:
+    """The rare terms of ``query`` that ``paper_text`` contains, each whole (see :func:`compounds_of`)."""
+    compounds = compounds_of(query)
+    lowered = paper_text.lower()
+    present = set(lexical_terms(paper_text))
+    return tuple(
+        sorted(
+            t for t in set(terms) & weights.rare
+            if t in present and all(c in lowered for c in compounds.get(t, ()))
+        )
+    )  # fmt: skip
+
+
 def paper_terms(paper: Paper) -> set[str]:
     """The lexical terms of a paper's title, label and abstract."""
     return set(lexical_terms(f"{paper.title} {paper.label} {paper.abstract}"))
@@ -114,11 +141,32 @@ def coverage(terms: Iterable[str], present: set[str], weights: TermWeights) -> f
     return sum(w for t, w in wanted.items() if t in present) / total if total else 0.0
 
 
-def judge(query_terms: list[str], paper: Paper, similarity: float | None, weights: TermWeights) -> Relevance:
-    """How ``paper`` relates to a query whose terms are ``query_terms``."""
-    present = paper_terms(paper)
-    names = tuple(sorted(t for t in weights.rare if t in query_terms and t in present))
-    return Relevance(coverage(query_terms, present, weights), names, similarity or 0.0)
+def judge(
+    query: str, query_terms: list[str], paper: Paper, similarity: float | None, weights: TermWeights
+) -> Relevance:
+    """How ``paper`` relates to ``query`` (whose lexical terms are ``query_terms``)."""
+    text = f"{paper.title} {paper.label} {paper.abstract}"
+    names = name_matches(query, query_terms, text, weights)
+    phrase = has_phrase(lexical_sequence(query), lexical_sequence(text))
+    return Relevance(coverage(query_terms, paper_terms(paper), weights), names, similarity or 0.0, phrase)
+
+
+def has_phrase(phrase: list[str], sequence: list[str]) -> bool:
+    """``phrase`` (two terms or more) occurs in ``sequence`` as a run: "reward model" in "process
+    reward models", not in "reward distributions of the model"."""
+    n = len(phrase)
+    return n >= 2 and any(sequence[i : i + n] == phrase for i in range(len(sequence) - n + 1))
+
+
+# Words a topic is phrased with that no paper needs to contain: "new reward models".
+_TOPIC_FILLER = re.compile(
+    r"\b(?:new|novel|recent|proposed|existing|methods?|approaches|techniques?|papers?|works?)\b", re.I
+)
+
+
+def topic_of(text: str) -> str:
+    """A listing topic without its filler words (``watermarking methods`` → ``watermarking``)."""
+    return " ".join(_TOPIC_FILLER.sub(" ", text).split()) or text
 
 
 def papers_on(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:
@@ -129,13 +177,17 @@ def papers_on(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:
     """
     pool = max(4 * max_papers, 40)
     candidates = retriever.search(topic, k=pool, pool=pool, floor=False)
-    alternatives = [lexical_terms(part) for part in alternatives_of(topic)]
-    weights = retriever.term_weights(list(dict.fromkeys(t for terms in alternatives for t in terms)))
-    chosen = [
-        h for h in candidates
-        if any(judge(terms, h.paper, h.similarity, weights).is_on_topic for terms in alternatives if terms)
-    ]  # fmt: skip
-    return chosen[:max_papers]
+    alternatives = [(part, lexical_terms(part)) for part in alternatives_of(topic_of(topic))]
+    weights = retriever.term_weights(list(dict.fromkeys(t for _, terms in alternatives for t in terms)))
+
+    def on_topic(hit: Hit) -> bool:
+        return any(
+            judge(part, terms, hit.paper, hit.similarity, weights).is_on_topic
+            for part, terms in alternatives
+            if terms
+        )
+
+    return [h for h in candidates if on_topic(h)][:max_papers]
 
 
 def alternatives_of(topic: str) -> list[str]:

@@ -2,16 +2,14 @@
 
 Retrieval works on chunks and returns papers: each paper appears once, represented by its best
 chunk (a per-paper cap of one, which is what keeps four sources from being four pieces of one
-abstract). A relevance floor on the dense similarity (absolute, and relative to the best match) drops
-off-topic papers, so a question the
-corpus cannot answer retrieves nothing and the chain can abstain without calling the LLM. A
-paper below the floor is still kept when the question names a coined term (AdaSCALE, OptFS) that
-its text contains: such exact matches are the strongest evidence there is, in any language.
+abstract). With the floor on, each candidate is judged on its own (rag/retrieval/relevance.py):
+a name from the question found in it, a strong dense match, or most of the question's
+IDF-weighted terms plus a fair dense match; so a question the corpus cannot answer retrieves
+nothing and the pipeline abstains without calling the LLM.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,23 +17,17 @@ from typing import TypeVar
 
 from rag.errors import CitelineError
 from rag.index.embeddings import Embedder, make_embedder
-from rag.index.labels import is_coined_name
 from rag.index.lexical import LexicalIndex, query_lexical_index
 from rag.index.metadata import paper_from_metadata
 from rag.index.store import Store, find_paper, open_stores
 from rag.records import Hit, Paper
 from rag.retrieval import MODES
-from rag.retrieval.relevance import TermWeights
+from rag.retrieval.relevance import TermWeights, judge
 from rag.settings import Settings
+from rag.text import lexical_terms
 
 __all__ = ["MODES", "Retriever"]
 RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
-_TERM = re.compile(r"[A-Za-z][\w\-]*\w")
-
-
-def coined_terms(text: str) -> set[str]:
-    """Coined method names in a query (AdaSCALE, OptFS): found verbatim, they decide relevance."""
-    return {t for t in _TERM.findall(text) if len(t) >= 4 and is_coined_name(t, set())}
 
 
 def metadata_filter(venue: str | None, year: int | None) -> dict | None:
@@ -195,15 +187,15 @@ class Retriever:
         self._fill_similarity(papers, query_vector)
 
         hits = []
-        terms = coined_terms(query)
+        query_terms = lexical_terms(query)
+        weights = self.term_weights(query_terms) if floor else None
         best = max((c.similarity or 0.0 for c in papers.values()), default=0.0)
-        threshold = max(self.settings.min_similarity, best - self.settings.similarity_margin)
         for candidate in papers.values():
             if (mode == "dense" and candidate.dense_rank is None) or (
                 mode == "bm25" and candidate.bm25_rank is None
             ):
                 continue
-            if floor and not self._passes_floor(candidate, terms, threshold):
+            if weights is not None and not self._relevant(candidate, query, query_terms, weights, best):
                 continue
             score = sum(
                 1.0 / (RRF_K + r) for r in (candidate.dense_rank, candidate.bm25_rank) if r is not None
@@ -236,11 +228,15 @@ class Retriever:
         pairs = zip(groups, found, strict=True)
         return {(source, cid): meta for (source, _), got in pairs for cid, meta in got.items()}
 
-    def _passes_floor(self, candidate: _Candidate, terms: set[str], threshold: float) -> bool:
-        if candidate.similarity is not None and candidate.similarity >= threshold:
+    def _relevant(
+        self, candidate: _Candidate, query: str, terms: list[str], weights: TermWeights, best: float
+    ) -> bool:
+        """Per-paper relevance (rag.retrieval.relevance), plus the margin below the best match."""
+        relevance = judge(query, terms, paper_from_metadata(candidate.meta), candidate.similarity, weights)
+        if relevance.names:
             return True
-        text = str(candidate.meta.get("abstract", "")) + " " + str(candidate.meta.get("title", ""))
-        return any(term in text for term in terms)
+        margin_ok = (candidate.similarity or 0.0) >= best - self.settings.similarity_margin
+        return margin_ok and relevance.is_relevant(self.settings)
 
     def _fill_similarity(self, papers: dict[str, _Candidate], query_vector: list[float]) -> None:
         """Dense similarity for candidates that only BM25 found, so one floor applies to all."""

@@ -204,14 +204,19 @@ def answer_footer(answer: Answer, streamed: bool) -> None:
     else:
         console.print(escape(answer.text))
     if answer.withheld:
-        warn(f"the draft above was withheld ({answer.withheld})")
-        if streamed:
-            console.print(escape(answer.text))
-    elif answer.invalid_keys or "repair" in answer.timings:
-        if answer.invalid_keys:
-            warn(f"removed citation(s) not in the context: {', '.join(answer.invalid_keys)}")
-        if streamed:
-            console.print(f"[dim]checked answer:[/] {escape(answer.text)}")
+        warn(f"the model's draft was withheld ({answer.withheld})")
+    if answer.invalid_keys:
+        warn(f"citation(s) not in the context were replaced or removed: {', '.join(answer.invalid_keys)}")
+    dropped = sum(s["status"] == "unsupported" for s in answer.attribution)
+    moved = sum(s["status"] == "reattributed" for s in answer.attribution)
+    if dropped:
+        warn(f"{dropped} sentence(s) that no retrieved paper supports were removed")
+    if moved:
+        errors.print(f"[dim]{moved} sentence(s) attributed to the paper whose text supports them[/]")
+    if answer.mode == "quoted":
+        errors.print("[dim]quoted from the papers: the model did not answer, but this evidence does[/]")
+    if streamed and answer.revised:
+        console.print(f"[dim]checked answer:[/] {escape(answer.text)}")
     if not answer.grounded:
         warn("this answer cites none of the retrieved papers: treat it as ungrounded")
     sources(answer)

@@ -42,23 +42,24 @@ def test_hallucinated_key_is_never_shown_as_a_source(seed_settings, seed_retriev
     assert answer.invalid_keys == ["123-45"] and "123-45" not in answer.text
 
 
-def test_uncited_answer_gets_one_repair_and_is_flagged_if_still_uncited(seed_settings, seed_retriever):
-    chain, model = _chain(
-        seed_settings,
-        seed_retriever,
-        ["AdaSCALE outperforms OptFS by 14.94%.", "AdaSCALE outperforms OptFS by 14.94%."],
-    )
+def test_uncited_answer_is_attributed_to_the_supporting_paper_without_another_llm_call(
+    seed_settings, seed_retriever
+):
+    chain, model = _chain(seed_settings, seed_retriever, ["AdaSCALE outperforms OptFS by 14.94%."])
     answer = chain.ask(QUESTION)
-    assert len(model.prompts) == 2 and not answer.grounded and not answer.citations
-
-
-def test_repair_that_adds_a_citation_makes_the_answer_grounded(seed_settings, seed_retriever):
-    chain, _ = _chain(
-        seed_settings,
-        seed_retriever,
-        ["AdaSCALE outperforms OptFS by 14.94%.", "AdaSCALE outperforms OptFS by 14.94% [000-02]."],
+    assert (
+        len(model.prompts) == 1 and answer.grounded and [c.paper.id for c in answer.citations] == ["000-02"]
     )
-    assert chain.ask(QUESTION).grounded
+    assert answer.attribution == [
+        {"sentence": "AdaSCALE outperforms OptFS by 14.94%.", "keys": ["000-02"], "status": "reattributed"}
+    ]
+
+
+def test_key_copied_from_the_prompt_example_is_reattributed(seed_settings, seed_retriever):
+    chain, _ = _chain(seed_settings, seed_retriever, ["AdaSCALE outperforms OptFS by 14.94% [KEY-A]."])
+    answer = chain.ask(QUESTION)
+    assert [c.paper.id for c in answer.citations] == ["000-02"] and answer.invalid_keys == ["KEY-A"]
+    assert "KEY-A" not in answer.text and answer.text.endswith("[000-02].")
 
 
 def test_nothing_above_the_floor_abstains_without_calling_the_llm(seed_settings, seed_retriever):
@@ -67,49 +68,68 @@ def test_nothing_above_the_floor_abstains_without_calling_the_llm(seed_settings,
     assert answer.abstained and answer.text == refusal_sentence() and model.prompts == []
 
 
-def test_refusal_despite_a_strong_match_is_retried_and_an_invented_figure_withheld(
-    seed_settings, seed_retriever
-):
+def test_invented_figure_is_withheld_and_weak_evidence_keeps_the_refusal(seed_settings, seed_retriever):
     invented = "AdaSCALE uses a learning rate of 0.001 [000-02]."
-    chain, model = _chain(seed_settings, seed_retriever, [refusal_sentence(), invented])
-    answer = chain.ask("What learning rate does AdaSCALE use for its OOD detection experiments?")
-    assert len(model.prompts) == 2 and "must end with the key" not in model.prompts[1][0].content.lower()
-    assert answer.abstained and not answer.citations and answer.grounded
-    assert answer.withheld == "figures found in no retrieved paper: 0.001"
+    chain, model = _chain(seed_settings, seed_retriever, [invented])
+    answer = chain.ask("What learning rate does AdaSCALE use during training?")
+    assert len(model.prompts) == 1 and answer.abstained and not answer.citations and answer.grounded
+    assert answer.withheld == "figures found in no retrieved paper: 0.001" and answer.mode == "abstained"
 
 
-def test_retry_after_an_over_refusal_can_give_the_grounded_answer(seed_settings, seed_retriever):
-    good = "AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."
-    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence(), good])
+def test_refusal_despite_strong_evidence_falls_back_to_the_quoted_evidence(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, [refusal_sentence()])
     answer = chain.ask(QUESTION)
-    assert (
-        not answer.abstained
-        and answer.withheld is None
-        and [c.paper.id for c in answer.citations] == ["000-02"]
-    )
+    assert len(model.prompts) == 1 and answer.mode == "quoted" and not answer.abstained
+    assert answer.withheld is None and [c.paper.id for c in answer.citations] == ["000-02"]
+    assert "14.94" in answer.text  # the quoted sentence holds the answer
+    quoted = [s for s in answer.text.split(" [000-02]") if s.strip(". ")]
+    assert all(s.strip(" .") in seed_retriever.paper("000-02").abstract for s in quoted)
 
 
-def test_refusal_when_no_match_is_strong_is_final(seed_settings, seed_retriever):
-    strict = seed_settings.replace(retry_similarity=0.99)  # no paper matches this well
-    chain, model = _chain(strict, seed_retriever, [refusal_sentence()])
-    answer = chain.ask(QUESTION)
-    assert answer.abstained and len(model.prompts) == 1
+def test_refusal_with_weak_evidence_is_final(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, [refusal_sentence()])
+    answer = chain.ask("What learning rate does AdaSCALE use during training?")
+    assert answer.abstained and answer.mode == "abstained" and len(model.prompts) == 1
 
 
-def test_draft_supported_by_no_paper_is_withheld(seed_settings, seed_retriever):
+def test_draft_supported_by_no_paper_is_withheld_and_the_evidence_quoted(seed_settings, seed_retriever):
     chain, _ = _chain(seed_settings, seed_retriever, ["Mars has two moons and a red sky [000-02]."])
     answer = chain.ask(QUESTION)
-    assert (
-        answer.abstained and answer.withheld == "no sentence of the draft is supported by a retrieved paper"
+    assert answer.withheld == "no sentence of the draft is supported by a retrieved paper"
+    assert answer.mode == "quoted" and "Mars" not in answer.text and "14.94" in answer.text
+
+
+def test_unsupported_sentence_is_dropped_and_the_supported_one_kept(seed_settings, seed_retriever):
+    reply = (
+        "AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]. It was trained on Mars [000-02]."
     )
+    chain, _ = _chain(seed_settings, seed_retriever, [reply])
+    answer = chain.ask(QUESTION)
+    assert "Mars" not in answer.text and "14.94" in answer.text and not answer.abstained
+    assert [s["status"] for s in answer.attribution] == ["cited", "unsupported"]
 
 
-def test_streaming_shows_answers_live_but_never_a_refusal_that_is_retried(seed_settings, seed_retriever):
-    good = "AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."
-    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence(), good])
+def test_streaming_never_shows_a_refusal_that_the_evidence_overrules(seed_settings, seed_retriever):
+    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence()])
     shown: list[str] = []
-    chain.ask(QUESTION, on_token=shown.append)
-    assert "".join(shown) == good
+    answer = chain.ask(QUESTION, on_token=shown.append)
+    assert "".join(shown) == answer.text and refusal_sentence() not in "".join(shown)
+
+
+def test_streaming_shows_a_good_answer_live(seed_settings, seed_retriever):
+    good = "AdaSCALE outperforms OptFS by 14.94% in near-OOD FPR@95 [000-02]."
+    chain, _ = _chain(seed_settings, seed_retriever, [good])
+    shown: list[str] = []
+    answer = chain.ask(QUESTION, on_token=shown.append)
+    assert "".join(shown) == good == answer.text and not answer.revised
+
+
+def test_listing_question_lists_every_paper_on_the_topic_without_the_llm(seed_settings, seed_retriever):
+    chain, model = _chain(seed_settings, seed_retriever, [])
+    answer = chain.ask("Which papers study watermarking?")
+    assert answer.mode == "listing" and model.prompts == []
+    assert {c.paper.id for c in answer.citations} == {"003-09", "000-15", "000-14", "004-01"}
+    assert answer.text.startswith("4 papers on watermarking:") and answer.text.count("\n- ") == 4
 
 
 def test_follow_up_is_rewritten_into_a_standalone_question_before_retrieval(seed_settings, seed_retriever):

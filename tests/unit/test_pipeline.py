@@ -1,0 +1,61 @@
+"""The answer pipeline's decisions, through a fake retriever and a scripted model (no index)."""
+
+from rag.answer.llm import LLMHandle
+from rag.answer.pipeline import AnswerChain
+from rag.answer.refusal import refusal_sentence
+from rag.settings import Settings
+
+from ..fakes import FakeRetriever, ScriptedChatModel, paper
+
+PAPERS = [
+    paper("w1", "We propose AudioMark, a watermarking method for synthetic audio that survives compression."),
+    paper("w2", "We present PanoMark, rotation-invariant watermarking of panoramic images."),
+    paper("w3", "This paper introduces TrajMark, the first watermarking method for agent trajectories."),
+    paper("b1", "We study sliding-window streaming bandits with limited memory and prove regret bounds."),
+    paper("o1", "AdaSCALE beats OptFS by 14.94% in near-OOD FPR@95 on ImageNet with adaptive scaling."),
+]
+
+
+def _chain(replies):
+    model = ScriptedChatModel(replies=list(replies), prompts=[])
+    settings = Settings(llm="openai")
+    return AnswerChain(settings, FakeRetriever(PAPERS), LLMHandle("openai", model, "scripted")), model
+
+
+def test_listing_question_returns_every_paper_on_the_topic_and_calls_no_llm():
+    chain, model = _chain([])
+    answer = chain.ask("Which papers study watermarking?")
+    assert answer.mode == "listing" and model.prompts == []
+    assert [c.paper.id for c in answer.citations] == sorted(
+        (c.paper.id for c in answer.citations), key=[h.paper.id for h in answer.retrieved].index
+    )
+    assert {c.paper.id for c in answer.citations} == {"w1", "w2", "w3"}
+    assert answer.context.keys() == {c.key for c in answer.citations}
+
+
+def test_off_topic_question_abstains_without_an_llm_call():
+    chain, model = _chain([])
+    answer = chain.ask("What accuracy does GPT-5 reach on MMLU?")
+    assert answer.abstained and answer.mode == "abstained" and model.prompts == []
+
+
+def test_the_model_sees_numbered_evidence_under_the_paper_key_and_a_stable_system_prompt():
+    chain, model = _chain(["AdaSCALE beats OptFS by 14.94% [o1].", "AdaSCALE beats OptFS by 14.94% [o1]."])
+    chain.ask("By how much does AdaSCALE beat OptFS?")
+    chain.ask("How much better than OptFS is AdaSCALE?")
+    system, user = model.prompts[0]
+    assert "[o1]" in user.content and "\n1. AdaSCALE beats OptFS by 14.94%" in user.content
+    assert model.prompts[1][0].content == system.content  # same prefix: the prompt cache reuses it
+
+
+def test_a_refusal_with_strong_evidence_becomes_the_quoted_answer():
+    chain, _ = _chain([refusal_sentence()])
+    answer = chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?")
+    assert answer.mode == "quoted" and "14.94" in answer.text and answer.citations[0].paper.id == "o1"
+
+
+def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer():
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(PAPERS), LLMHandle("none", None, "none"))
+    assert chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?").mode == "extractive"
+    near_miss = chain.ask("What FPR@95 does AdaSCALE reach on CIFAR-10?")
+    assert near_miss.abstained and near_miss.citations == []

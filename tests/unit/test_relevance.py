@@ -1,0 +1,47 @@
+"""Per-paper relevance: names match whole, rare terms are names, phrases and alternatives."""
+
+from rag.retrieval.relevance import TermWeights, alternatives_of, compounds_of, has_phrase, judge, topic_of
+from rag.text import lexical_sequence, lexical_terms
+
+from ..fakes import paper
+
+GPT2 = paper("p1", "Death rates are near zero on GPT-2 and over 70% on AlphaFold3.")
+ADA = paper(
+    "p2", "Accordingly, we introduce Adalina, a linear-space algorithm with improved mean squared error."
+)
+
+
+def _weights(query, papers):
+    terms = lexical_terms(query)
+    docs = [set(lexical_terms(p.abstract)) for p in papers]
+    return terms, TermWeights.from_counts(terms, {t: sum(t in d for d in docs) for t in terms}, 200)
+
+
+def test_a_versioned_name_matches_only_whole():
+    query = "What accuracy does GPT-5 reach on MMLU?"
+    terms, weights = _weights(query, [GPT2, ADA])
+    assert compounds_of(query) == {"gpt": ["gpt-5"]}
+    assert judge(query, terms, GPT2, 0.1, weights).names == ()
+
+
+def test_a_rare_term_in_any_casing_is_a_name_match():
+    query = "what does adalina explicitly minimize?"
+    terms, weights = _weights(query, [GPT2, ADA])
+    assert judge(query, terms, ADA, 0.05, weights).names == ("adalina",)
+
+
+def test_phrases_alternatives_and_filler():
+    assert has_phrase(lexical_sequence("reward models"), lexical_sequence("a process reward model for code"))
+    assert not has_phrase(
+        lexical_sequence("reward models"), lexical_sequence("reward distributions of models")
+    )
+    assert alternatives_of("distributed or federated learning") == [
+        "distributed learning",
+        "federated learning",
+    ]
+    assert topic_of("new watermarking methods") == "watermarking"
+
+
+def test_a_term_no_chunk_contains_weighs_most():
+    _, weights = _weights("quantum watermarking", [paper("p", "watermarking of audio")])
+    assert weights.weights["quantum"] > weights.weights["watermark"] and "quantum" in weights.absent
