@@ -191,6 +191,15 @@ Judge = Annotated[str, typer.Option("--judge", help="Support judge: lexical, emb
 OutDir = Annotated[Path, typer.Option("--out", help="Directory for results.json, report.md, chart.png.")]
 Limit = Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")]
 Compare = Annotated[tuple[Path, Path] | None, typer.Option("--compare", help="Diff two results.json files.")]
+Signals = Annotated[
+    Path | None,
+    typer.Option(
+        "--signals", help="Corpora folder (../shared/corpora): TLDR known-item search and keyword lists."
+    ),
+]
+Sample = Annotated[
+    int, typer.Option("--sample", help="With --signals: TLDR queries to sample (lists: a fifth).")
+]
 
 
 @app.command("eval")
@@ -203,15 +212,23 @@ def eval_command(
     out: OutDir = Path("eval/results"),
     limit: Limit = None,
     compare: Compare = None,
+    signals: Signals = None,
+    sample: Sample = 200,
     collection: Collection = None,
     config: Config = None,
 ) -> None:
-    """Measure retrieval, answers and citation grounding on an eval set."""
+    """Measure retrieval, answers and citation grounding on an eval set (or external signals)."""
     import rag
     from rag.ui import render
 
     if compare:
         render.comparison(rag.compare_results(rag.load_results(compare[0]), rag.load_results(compare[1])))
+        return
+    if signals:
+        settings = _settings(config)
+        with render.eval_progress() as progress:
+            results = rag.run_signals(settings, signals, sample, max(10, sample // 5), progress=progress)
+        render.signal_results(results, rag.write_signals(results, out))
         return
     settings = _library(_settings(config, collection=collection)).settings
     chosen = llms.split(",") if llms else [settings.llm]

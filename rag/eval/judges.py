@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from rag.text import numbers_in, split_sentences, supports
-
-__all__ = ["EmbeddingJudge", "Judge", "LLMJudge", "LexicalJudge", "numbers_in"]
-
+from rag.text import split_sentences, supports
 
 class Judge(Protocol):
     """Decides whether evidence supports a claim; every reported figure names its judge."""
@@ -33,6 +30,7 @@ class LexicalJudge:
         self.threshold = threshold
 
     def supports(self, claim: str, evidence: str) -> bool:
+        """Most content words and every number of the claim are in the evidence."""
         return supports(claim, evidence, self.threshold)
 
 
@@ -45,6 +43,7 @@ class EmbeddingJudge:
         self.embedder, self.threshold = embedder, threshold
 
     def supports(self, claim: str, evidence: str) -> bool:
+        """Some evidence sentence is within ``threshold`` cosine of the claim."""
         sentences = split_sentences(evidence) or [evidence]
         vectors = self.embedder.embed_documents([claim, *sentences])
         best = max(sum(a * b for a, b in zip(vectors[0], v, strict=True)) for v in vectors[1:])
@@ -59,6 +58,7 @@ class LLMJudge:
         self.name = f"llm:{handle.name}"
 
     def supports(self, claim: str, evidence: str) -> bool:
+        """The model says yes."""
         from rag.resources import prompt_text
 
         reply = self.handle.invoke(prompt_text("judge_support").format(evidence=evidence, claim=claim))

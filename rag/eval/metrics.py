@@ -31,12 +31,14 @@ __all__ = ["cited_sentences"]  # re-exported: the metrics' sentence unit
 
 
 def recall_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Share of the gold papers among the first ``k`` retrieved."""
     if not gold:
         raise ValueError("recall needs at least one gold paper")
     return len(set(retrieved[:k]) & set(gold)) / len(set(gold))
 
 
 def reciprocal_rank(retrieved: Sequence[str], gold: Sequence[str]) -> float:
+    """1 / rank of the first gold paper (0 when none is retrieved)."""
     return next((1.0 / rank for rank, pid in enumerate(retrieved, start=1) if pid in set(gold)), 0.0)
 
 
@@ -45,6 +47,7 @@ def _norm(text: str) -> str:
 
 
 def fact_coverage(answer: str, facts: Sequence[str]) -> float:
+    """Share of the required facts the answer states (case- and markup-insensitive)."""
     if not facts:
         raise ValueError("coverage needs at least one fact")
     text = _norm(answer)
@@ -83,6 +86,7 @@ def citation_scores(
 
 
 def faithfulness(answer: str, context: str, judge: Judge) -> float | None:
+    """Share of answer sentences the retrieved context supports (None: no sentence)."""
     sentences = cited_sentences(answer)
     if not sentences:
         return None
@@ -100,11 +104,13 @@ def gold_citation_scores(cited: Sequence[str], gold: Sequence[str]) -> tuple[flo
 
 
 def mean(values: Sequence[float | None]) -> float | None:
+    """Mean of the values that exist; None when none does (a metric with no cases)."""
     present = [v for v in values if v is not None]
     return statistics.fmean(present) if present else None
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile, without numpy (the eval reports p50/p95)."""
     if not values:
         return None
     ordered = sorted(values)

@@ -39,15 +39,19 @@ def _transposed(configs: list[dict], key: str, metrics: list[str]) -> tuple[list
 
 
 def retrieval_rows(results: dict) -> tuple[list[str], list[list[str]]]:
+    """The retrieval table: one row per metric, one column per mode."""
     metrics = [k for k in results["retrieval"][0] if k != "mode"]
     return _transposed(results["retrieval"], "mode", metrics)
 
 
 def answer_rows(results: dict) -> tuple[list[str], list[list[str]]]:
+    """The answer table: one row per metric, one column per LLM."""
     return _transposed(results["answers"], "llm", list(ANSWER_METRICS))
 
 
 def markdown(results: dict) -> str:
+    """report.md: what was run, and both tables."""
+
     def table(header: list[str], rows: list[list[str]]) -> str:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
@@ -86,6 +90,7 @@ def _grouped_bars(axis, configs: list[dict], key: str, metrics: list[str], title
 
 
 def chart(results: dict, path: Path) -> None:
+    """chart.png: retrieval by mode and answer quality by model, on a 0-1 scale."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -110,6 +115,37 @@ def write_results(results: dict, out_dir: Path) -> list[Path]:
     paths[0].write_text(json.dumps(results, ensure_ascii=False, indent=2))
     paths[1].write_text(markdown(results))
     chart(results, paths[2])
+    return paths
+
+
+def signal_rows(results: dict) -> tuple[list[str], list[list[str]]]:
+    """Known-item search by mode, one row per metric."""
+    by_mode = results["known_item"]["by_mode"]
+    return _transposed(by_mode, "mode", [k for k in by_mode[0] if k != "mode"])
+
+
+def write_signals(results: dict, out_dir: Path) -> list[Path]:
+    """signals.json and signals.md in ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lists = results["topical_lists"]
+    header, rows = signal_rows(results)
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
+    text = "\n".join([
+        "# External signals", "",
+        f"Indexed {results['papers_indexed']} papers ({', '.join(results['files'])}).", "",
+        f"## Known item: {results['known_item']['queries']} of {results['known_item']['of']} TLDRs", "",
+        *lines, "",
+        f"## Topical lists: {lists['questions']} of {lists['of']} author keywords (5-40 papers)", "",
+        f"listing recall {_fmt(lists['recall'])}, precision {_fmt(lists['precision'])} (a lower bound:"
+        " author keywords are incomplete)", "",
+    ])  # fmt: skip
+    paths = [out_dir / "signals.json", out_dir / "signals.md"]
+    paths[0].write_text(json.dumps(results, ensure_ascii=False, indent=2))
+    paths[1].write_text(text)
     return paths
 
 

@@ -24,6 +24,7 @@ def _split_long(sentence: str, max_tokens: int) -> list[str]:
 
 
 def chunk_text(text: str, max_tokens: int = 200, overlap: int = 32) -> list[str]:
+    """Token windows of whole sentences (see the module docstring for why)."""
     if max_tokens <= 0 or overlap < 0 or overlap >= max_tokens:
         raise ValueError("need max_tokens > 0 and 0 <= overlap < max_tokens")
     if count_tokens(text) <= max_tokens:

@@ -42,12 +42,15 @@ class Problem:
 
 @dataclass
 class ParsedSource:
+    """One file's papers and the problems found in it."""
+
     path: Path
     papers: list[Paper] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
     @property
     def name(self) -> str:
+        """The file name, which is what provenance shows."""
         return self.path.name
 
 

@@ -52,6 +52,7 @@ class EmbeddingCache:
         self._db.commit()
 
     def get(self, model: str, texts: Sequence[str]) -> dict[str, list[float]]:
+        """Cached vectors of ``texts`` under ``model`` (missing texts are absent)."""
         import numpy as np
 
         keys = {_key(t): t for t in texts}
@@ -68,6 +69,7 @@ class EmbeddingCache:
         return found
 
     def put(self, model: str, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+        """Store vectors, one transaction per batch (crash-safe)."""
         import numpy as np
 
         rows = [
@@ -78,9 +80,11 @@ class EmbeddingCache:
             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
 
     def count(self, model: str) -> int:
+        """Vectors cached for ``model`` (tests and diagnostics)."""
         return self._db.execute("SELECT count(*) FROM vectors WHERE model = ?", [model]).fetchone()[0]
 
     def close(self) -> None:
+        """Close the database (an ingest's end)."""
         self._db.close()
 
 
@@ -98,6 +102,7 @@ class CachedEmbedder:
         self.misses = 0
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for ``texts``, embedding only those the cache lacks."""
         import numpy as np
 
         known = self.cache.get(self.name, texts)
@@ -113,4 +118,5 @@ class CachedEmbedder:
         return [known[t] for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
+        """A query vector, never cached (each query is new text)."""
         return self.inner.embed_query(text)

@@ -95,6 +95,7 @@ class MiniLMEmbedder:
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Unit vectors for ``texts``, in order."""
         if not texts:
             return []
         if self._session is None:
@@ -109,6 +110,7 @@ class MiniLMEmbedder:
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
+        """The unit vector of one query."""
         return self.embed_documents([text])[0]
 
 
@@ -125,6 +127,7 @@ class OpenAIEmbedder:
         self._client = OpenAI(api_key=api_key or "unused", base_url=base_url, timeout=timeout, max_retries=3)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Unit vectors for ``texts``, in order."""
         import openai
 
         out: list[list[float]] = []
@@ -137,6 +140,7 @@ class OpenAIEmbedder:
         return out
 
     def embed_query(self, text: str) -> list[float]:
+        """The unit vector of one query."""
         return self.embed_documents([text])[0]
 
 

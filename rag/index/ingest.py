@@ -32,6 +32,8 @@ EMBED_BATCH = 64
 
 @dataclass
 class IngestReport:
+    """What an ingest did, for the user and ``--json``."""
+
     files: int = 0
     added: int = 0
     updated: int = 0
@@ -46,9 +48,11 @@ class IngestReport:
 
     @property
     def papers_ingested(self) -> int:
+        """Papers now in the index from the files given."""
         return self.added + self.updated + self.unchanged
 
     def to_dict(self) -> dict:
+        """JSON-ready, problems as ``file:line: message`` strings."""
         data = {k: v for k, v in self.__dict__.items() if k != "problems"}
         data["problems"] = [str(p) for p in self.problems]
         return data
@@ -77,12 +81,14 @@ class _Writer:
         self.stale: list[str] = []
 
     def add(self, chunks: Iterable[Chunk], stale: Iterable[str] = ()) -> None:
+        """Queue chunks to write and chunk IDs to delete; write when a batch is full."""
         self.pending.extend(chunks)
         self.stale.extend(stale)
         if len(self.pending) >= EMBED_BATCH:
             self.flush()
 
     def flush(self) -> None:
+        """Embed and upsert what is queued, then delete what is stale (upsert first: no gap)."""
         if self.pending:
             started, reused = time.perf_counter(), self.embedder.hits
             vectors = self.embedder.embed_documents([c.text for c in self.pending])

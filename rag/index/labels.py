@@ -52,6 +52,7 @@ def _first_sentence(text: str) -> str:
 
 
 def method_name(abstract: str) -> str | None:
+    """The name the abstract gives its method, if one can be found."""
     abbreviations = set(_ABBREV_DEF.findall(abstract))
     introduced = set(_PAREN.findall(" ".join(m.group("rest") for m in _INTRO.finditer(abstract))))
     abbreviations -= introduced
@@ -73,4 +74,5 @@ def method_name(abstract: str) -> str | None:
 
 
 def display_label(abstract: str) -> str:
+    """A short label for an untitled entry: its method name, else its first sentence."""
     return method_name(abstract) or _first_sentence(abstract)

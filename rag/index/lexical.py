@@ -46,16 +46,20 @@ class LexicalIndex:
         return FileLock(str(self.directory.with_name(self.directory.name + ".lock")), timeout=600)
 
     def mark_dirty(self) -> None:
+        """Note that the store is being written, so the index may not match it."""
         self.directory.parent.mkdir(parents=True, exist_ok=True)
         self._dirty_marker.touch()
 
     def clear_dirty(self) -> None:
+        """The index matches the store again."""
         self._dirty_marker.unlink(missing_ok=True)
 
     def exists(self) -> bool:
+        """A saved index is on disk."""
         return (self.directory / "citeline.json").is_file()
 
     def is_current(self, chunk_count: int) -> bool:
+        """Saved, not dirty, and built from ``chunk_count`` chunks."""
         meta = self.directory / "citeline.json"
         if self._dirty_marker.exists() or not meta.is_file():
             return False
@@ -136,10 +140,12 @@ class LexicalIndex:
 
 
 def lexical_index(settings: Settings) -> LexicalIndex:
+    """The BM25 index of the settings' collection, on this store."""
     return LexicalIndex(settings.store_dir / "bm25" / settings.collection)
 
 
 def collection_lock(settings: Settings):
+    """The lock one ingest (or BM25 rebuild) of a collection holds on this machine."""
     from filelock import FileLock
 
     settings.store_dir.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,7 @@ def paper_metadata(paper: Paper) -> dict[str, str | int]:
 
 
 def paper_from_metadata(meta: dict) -> Paper:
+    """The Paper a chunk's metadata describes."""
     authors = str(meta.get("authors") or "")
     return Paper(
         id=str(meta["paper_id"]),

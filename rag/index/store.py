@@ -92,6 +92,7 @@ def _server_errors(method):
 
     @functools.wraps(method)
     def wrapper(self: Store, *args, **kwargs):
+        """Call the method; a stalled or vanished server becomes one line."""
         import httpx
 
         try:
@@ -153,14 +154,17 @@ class Store:
 
     @property
     def location(self) -> str:
+        """Where the collection lives: the server URL or the local path."""
         return self.settings.chroma_url or str(self.settings.index_dir / "chroma")
 
     @_server_errors
     def exists(self) -> bool:
+        """The collection exists on this store."""
         return self.name in self.collections()
 
     @_server_errors
     def collections(self) -> list[str]:
+        """Names of every collection on this store."""
         return sorted(getattr(c, "name", c) for c in self.client.list_collections())
 
     @_server_errors
@@ -210,12 +214,14 @@ class Store:
 
     @property
     def collection(self):
+        """The opened Chroma collection (``open()`` first)."""
         if self._collection is None:
             raise RuntimeError("Store.open() must be called first")
         return self._collection
 
     @_server_errors
     def count(self) -> int:
+        """Chunks in the collection."""
         return self.collection.count()
 
     @_server_errors
@@ -232,6 +238,7 @@ class Store:
             offset += len(page["ids"])
 
     def paper_states(self) -> dict[str, PaperState]:
+        """What the index holds per paper: the input of an ingest's diff."""
         states: dict[str, PaperState] = {}
         for page in self._pages(["metadatas"]):
             for chunk_id, meta in zip(page["ids"], page["metadatas"], strict=True):
@@ -248,6 +255,7 @@ class Store:
 
     @_server_errors
     def upsert(self, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
+        """Write chunks with their vectors, in batches Chroma accepts."""
         limit = self.client.get_max_batch_size()
         for start in range(0, len(chunks), limit):
             part = chunks[start : start + limit]
@@ -260,6 +268,7 @@ class Store:
 
     @_server_errors
     def delete(self, chunk_ids: Sequence[str]) -> None:
+        """Delete chunks by ID, in batches Chroma accepts."""
         ids = list(chunk_ids)
         limit = self.client.get_max_batch_size()
         for start in range(0, len(ids), limit):
@@ -282,12 +291,14 @@ class Store:
         ]
 
     def chunks_by_id(self, chunk_ids: Sequence[str]) -> dict[str, dict]:
+        """Metadata of the given chunks (one request)."""
         if not chunk_ids:
             return {}
         page = self._get(ids=list(chunk_ids), include=["metadatas"])
         return dict(zip(page["ids"], page["metadatas"], strict=True))
 
     def vectors(self, chunk_ids: Sequence[str]) -> dict[str, Sequence[float]]:
+        """Stored vectors of the given chunks (one request)."""
         if not chunk_ids:
             return {}
         page = self._get(ids=list(chunk_ids), include=["embeddings"])
@@ -303,5 +314,6 @@ class Store:
         return sorted(found.values(), key=lambda p: (p.source, p.line))
 
     def paper(self, paper_id: str) -> Paper | None:
+        """One paper by ID, from its first chunk's metadata."""
         page = self._get(where={"paper_id": paper_id}, include=["metadatas"], limit=1)
         return paper_from_metadata(page["metadatas"][0]) if page["ids"] else None

@@ -38,6 +38,7 @@ def seed_tiktoken_cache(cache_dir: Path) -> Path:
 
 @functools.cache
 def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
+    """The tiktoken encoding, its BPE file seeded from the package (no download)."""
     import tiktoken
 
     if not os.environ.get("TIKTOKEN_CACHE_DIR"):
@@ -49,4 +50,5 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
 
 
 def count_tokens(text: str) -> int:
+    """Tokens of ``text`` in cl100k (budgets and chunk sizes)."""
     return len(encoding().encode(text, disallowed_special=()))

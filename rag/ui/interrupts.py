@@ -60,6 +60,7 @@ class DeferredInterrupt:
         """``callback`` with a checkpoint before each call (e.g. a progress callback)."""
 
         def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            """The callback, with the deferred interrupt raised first if one arrived."""
             self.checkpoint()
             return callback(*args, **kwargs)
 

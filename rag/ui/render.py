@@ -29,14 +29,17 @@ errors = Console(stderr=True, highlight=False)
 
 
 def print_json(data: Any) -> None:
+    """JSON on stdout for scripts (nothing else goes there with --json)."""
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def warn(message: str) -> None:
+    """A warning on stderr, escaped so corpus text cannot inject markup."""
     errors.print(f"[yellow]warning:[/] {escape(message)}")
 
 
 def ingest_report(report: IngestReport) -> None:
+    """The ingest's problems, then one summary line."""
     for problem in report.problems:
         warn(str(problem))
     console.print(
@@ -71,16 +74,19 @@ def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
 
 
 def bundled_corpus_indexed(report: IngestReport) -> None:
+    """Say that first use indexed the bundled corpus (it took a few seconds)."""
     errors.print(
         f"[dim]indexed the bundled ICML 2026 corpus: {report.added} papers in {report.seconds:.1f}s[/]"
     )
 
 
 def ingest_interrupted() -> None:
+    """Ctrl-C during ingest: what is written is consistent; re-run to finish."""
     errors.print("interrupted: what was written is consistent; run the same ingest again to finish")
 
 
 def papers_table(papers: list[Paper]) -> None:
+    """IDs, labels, venue and ``file:line`` of papers."""
     table = Table(show_lines=False, box=None, pad_edge=False)
     for column in ("ID", "Label", "Venue", "Source"):
         table.add_column(
@@ -94,6 +100,7 @@ def papers_table(papers: list[Paper]) -> None:
 
 
 def paper_detail(paper: Paper) -> None:
+    """One paper in full, with its provenance."""
     console.print(f"[bold]{escape(paper.display)}[/]  [dim]{paper.id}[/]")
     if paper.authors:
         console.print(escape(", ".join(paper.authors)))
@@ -108,6 +115,7 @@ def paper_detail(paper: Paper) -> None:
 
 
 def hits_table(hits: list[Hit], mode: str) -> None:
+    """Search results with their scores."""
     if not hits:
         console.print("[dim]No paper is relevant enough to this query.[/]")
         return
@@ -137,6 +145,7 @@ def summary_progress() -> Iterator[Callable[[str, int, int], None]]:
 
 
 def summary(result: Summary, fmt: str, out: Path | None) -> None:
+    """A summary as Markdown or JSON, to stdout or a file."""
     text = (
         json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if fmt == "json" else result.to_markdown()
     )
@@ -153,6 +162,7 @@ def summary(result: Summary, fmt: str, out: Path | None) -> None:
 
 @contextmanager
 def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """Progress bars on stderr for the eval's stages."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -177,6 +187,7 @@ def _table(header: list[str], rows: list[list[str]], title: str) -> None:
 
 
 def eval_results(results: dict, written: list[Path]) -> None:
+    """Both eval tables and the files written."""
     from rag.eval.report import answer_rows, retrieval_rows
 
     _table(*retrieval_rows(results), title=f"Retrieval ({results['questions']} questions)")
@@ -185,7 +196,25 @@ def eval_results(results: dict, written: list[Path]) -> None:
     console.print(f"[dim]wrote {', '.join(str(p) for p in written)}[/]")
 
 
+def signal_results(results: dict, written: list[Path]) -> None:
+    """External-signal figures and the files written."""
+    from rag.eval.report import signal_rows
+
+    known = results["known_item"]
+    _table(
+        *signal_rows(results),
+        title=f"Known-item search ({known['queries']} TLDRs, {results['papers_indexed']} papers)",
+    )
+    lists = results["topical_lists"]
+    console.print(
+        f"Topical lists ({lists['questions']} keywords): recall {lists['recall']:.3f}, "
+        f"precision {lists['precision']:.3f} (lower bound)"
+    )
+    console.print(f"[dim]wrote {', '.join(str(p) for p in written)}[/]")
+
+
 def comparison(rows: list[list[str]]) -> None:
+    """The difference between two eval runs."""
     if not rows:
         console.print("[dim]The two runs share no configuration to compare.[/]")
         return
@@ -193,6 +222,7 @@ def comparison(rows: list[list[str]]) -> None:
 
 
 def stream_token(piece: str) -> None:
+    """Print a piece of a streamed answer as it arrives."""
     sys.stdout.write(piece)
     sys.stdout.flush()
 
@@ -223,6 +253,7 @@ def answer_footer(answer: Answer, streamed: bool) -> None:
 
 
 def sources(answer: Answer) -> None:
+    """The numbered sources of an answer (or the closest papers of an abstention)."""
     if answer.abstained and not answer.citations:
         if answer.retrieved:
             console.print("[dim]Closest papers: " + ", ".join(h.paper.id for h in answer.retrieved) + "[/]")
