@@ -13,6 +13,7 @@ from typing import Protocol
 
 from rag.text import split_sentences, supports
 
+
 class Judge(Protocol):
     """Decides whether evidence supports a claim; every reported figure names its judge."""
 
