@@ -117,6 +117,16 @@ def answers_question(evidence: list[PaperEvidence]) -> bool:
     return any(e.answers for e in evidence)
 
 
+def focus(evidence: list[PaperEvidence], share: float = 0.5) -> list[PaperEvidence]:
+    """The papers worth the model's time: those at least ``share`` as well supported as the best.
+
+    Every paper in the prompt costs prefill time on a CPU and is one more place for a small model
+    to get lost; a paper that shares little with the question next to one that answers it is noise.
+    """
+    best = max((e.support for e in evidence), default=0.0)
+    return [e for e in evidence if e.support >= best * share] or evidence
+
+
 def render(evidence: list[PaperEvidence], budget_tokens: int) -> tuple[str, dict[str, Paper]]:
     """The numbered evidence block for the prompt, and the keys that fit in ``budget_tokens``."""
     template = prompt_text("context_entry")

@@ -181,7 +181,7 @@ class AnswerChain:
             if not answers:
                 return _Draft(self._refusal, "abstained")
             return _Draft(ev.quoted_answer(run.evidence), "extractive")
-        context_text, run.context = ev.render(run.evidence, self._context_budget(asked))
+        context_text, run.context = ev.render(ev.focus(run.evidence), self._context_budget(asked))
         messages = self._messages(context_text, asked)
         run.prompt_tokens = sum(count_tokens(str(m.content)) for m in messages)
         gate = RefusalGate(on_token) if on_token else None
@@ -232,8 +232,11 @@ class AnswerChain:
 
     def _fallback(self, run: _Run, answers: bool, withheld: str | None, streamed: str | None) -> _Draft:
         """Never worse than quoting: the quoted evidence when it answers, else the refusal."""
-        if answers:
-            return _Draft(ev.quoted_answer(run.evidence), "quoted", withheld, streamed=streamed)
+        shown = [
+            e for e in run.evidence if e.key in run.context
+        ]  # cite only what the answer is checked against
+        if answers and ev.answers_question(shown):
+            return _Draft(ev.quoted_answer(shown), "quoted", withheld, streamed=streamed)
         return _Draft(self._refusal, "abstained", withheld, streamed=streamed)
 
     def _context_budget(self, question: str) -> int:

@@ -90,3 +90,22 @@ def test_instruction_injected_into_an_abstract_does_not_take_over_the_model(
     answer = _ask("What accuracy does ShieldNet reach on ImageNet-Patch?", store_settings, env)
     assert "HACKED" not in answer["answer"]
     assert "91.2" in answer["answer"] and [c["id"] for c in answer["citations"]] == ["inj1"]
+
+
+def test_listing_question_lists_every_paper_on_the_topic(seed_settings, llm_env):
+    answer = _ask("Which papers study watermarking?", seed_settings, llm_env)
+    assert answer["mode"] == "listing" and not answer["abstained"]
+    assert {c["id"] for c in answer["citations"]} == {"003-09", "000-15", "000-14", "004-01"}
+
+
+def test_method_name_in_lower_case_is_found_and_answered_with_its_paper(seed_settings, llm_env):
+    answer = _ask("How many parameters does plugguard use?", seed_settings, llm_env)
+    assert "20M" in answer["answer"] and [c["id"] for c in answer["citations"]] == ["004-16"]
+    assert answer["mode"] in ("generated", "quoted") and all(
+        s["status"] != "unsupported" for s in answer["attribution"]
+    )
+
+
+def test_near_miss_question_about_an_indexed_paper_is_refused(seed_settings, llm_env):
+    answer = _ask("What FPR@95 does AdaSCALE reach on CIFAR-10?", seed_settings, llm_env)
+    assert answer["abstained"] and not answer["citations"]
