@@ -1,7 +1,7 @@
 """Latency of ``ask`` over ten seed questions: time to first token and total, median and p95.
 
-    python bench/ask_latency.py --llm local     # the embedded model (starts its server once)
-    python bench/ask_latency.py --llm none      # the extractive answerer, same questions
+    python bench/ask_latency.py                 # the embedded model, then --llm none (same run)
+    python bench/ask_latency.py --llm local     # the embedded model only (starts its server once)
 
 Uses the index in CITELINE_DATA_DIR (the bundled corpus is ingested if it is missing). Prints one
 line per question and the summary, and writes bench/results/ask-<llm>.json.
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import percentile
 
-from rag import Library
+from rag import Library, ensure_index
 from rag.settings import load_settings
 
 QUESTIONS = [
@@ -37,35 +37,43 @@ QUESTIONS = [
 ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--llm", default="local")
-    args = parser.parse_args()
-    chain = Library(load_settings().replace(llm=args.llm))
+def measure(llm: str) -> dict:
+    """Ask the ten questions with one LLM setting; one line per question, then the summary."""
+    settings = load_settings().replace(llm=llm)
+    ensure_index(settings)  # the bundled corpus, when the default collection is empty
+    library = Library(settings)
     rows = []
     for question in QUESTIONS:
-        answer = chain.ask(question)
+        answer = library.ask(question)
         t = answer.timings
-        first = t.get("first_token", t["total"])  # measured from the question; abstentions: the total
+        first = t.get("first_token", t["total"])  # measured from the question; no model call: the total
         cited = [c.paper.id for c in answer.citations]
         row = {"question": question, "first_token_s": round(first, 3), "total_s": round(t["total"], 3)}
-        rows.append(row | {"abstained": answer.abstained, "cited": cited})
-        outcome = "abstained" if answer.abstained else cited
-        print(f"{t['total']:6.2f}s  first {first:6.2f}s  {outcome}  {question}")
+        rows.append(row | {"mode": answer.mode, "prompt_tokens": answer.prompt_tokens, "cited": cited})
+        print(f"{t['total']:6.2f}s  first {first:6.2f}s  {answer.mode:10} {cited}  {question}")
     totals = [r["total_s"] for r in rows]
     firsts = [r["first_token_s"] for r in rows]
-    summary = {
-        "llm": chain.llm.name,
+    return {
+        "llm": library.llm.name,
         "questions": len(rows),
         "first_token_median_s": round(statistics.median(firsts), 2),
         "first_token_p95_s": round(percentile(firsts, 0.95), 2),
         "total_median_s": round(statistics.median(totals), 2),
         "total_p95_s": round(percentile(totals, 0.95), 2),
+        "prompt_tokens_median": statistics.median(r["prompt_tokens"] for r in rows),
+        "rows": rows,
     }
-    print(json.dumps(summary, indent=2))
-    out = Path(__file__).parent / "results" / f"ask-{args.llm}.json"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--llm", default="local,none", help="comma-separated settings, measured in turn")
+    args = parser.parse_args()
+    results = [measure(llm.strip()) for llm in args.llm.split(",")]
+    print(json.dumps([{k: v for k, v in r.items() if k != "rows"} for r in results], indent=2))
+    out = Path(__file__).parent / "results" / f"ask-{args.llm.replace(',', '-')}.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
+    out.write_text(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from figures import percentile, report
 from rag.answer.llm import make_llm
 from rag.answer.pipeline import AnswerChain
 from rag.eval.harness import load_eval_set
+from rag.index.ingest import ensure_index
 from rag.resources import resource_dir
 from rag.retrieval.retriever import MODES, Retriever
 from rag.settings import load_settings
@@ -68,6 +69,7 @@ def main(argv: list[str]) -> None:
     questions = [i.question for i in load_eval_set(resource_dir("eval") / "icml2026-dev.jsonl")]
 
     started = time.perf_counter()
+    ensure_index(settings)  # the bundled corpus, when the default collection is empty
     retriever = Retriever(settings)
     open_seconds = time.perf_counter() - started
     retriever.search(questions[0])  # warm-up: model load and first query
