@@ -59,3 +59,20 @@ def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer(
     assert chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?").mode == "extractive"
     near_miss = chain.ask("What FPR@95 does AdaSCALE reach on CIFAR-10?")
     assert near_miss.abstained and near_miss.citations == []
+
+
+def test_a_long_listing_is_grouped_into_themes():
+    kinds = ["audio", "images", "video", "text", "code", "models", "datasets", "speech", "3D scenes", "maps"]
+    papers = [
+        paper(f"m{n}", f"We propose a watermarking method for {kind} that survives editing.")
+        for n, kind in enumerate(kinds)
+    ]
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
+    chain.retriever.search = lambda query, k=None, **kw: FakeRetriever.search(
+        chain.retriever, query, k=len(papers), **kw
+    )
+    answer = chain.ask("Which papers study watermarking?")
+    lines = answer.text.splitlines()
+    assert lines[0] == "10 papers on watermarking:" and len(answer.citations) == 10
+    headings = [line for line in lines[1:] if not line.startswith("- ")]
+    assert 2 <= len(headings) <= 6 and all(h.endswith(":") for h in headings)
