@@ -158,7 +158,9 @@ _ANSWER_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=\])\s+(?=[A-Z])|\n+")
 def cited_sentences(answer: str) -> list[tuple[str, list[str]]]:
     """(sentence without keys, the keys cited in it) for each sentence of an answer.
 
-    Keys that open a piece ("... 14.94%. [000-02] Next ...") belong to the sentence before.
+    Keys that open a piece ("... 14.94%. [000-02] Next ...") belong to the sentence before. A
+    line that ends in a colon and cites nothing ("4 papers on watermarking:") is a heading of
+    what follows, not a claim, and is left out.
     """
     out: list[tuple[str, list[str]]] = []
     for raw in _ANSWER_SENTENCE.split(answer.strip()):
@@ -168,6 +170,8 @@ def cited_sentences(answer: str) -> list[tuple[str, list[str]]]:
             out[-1][1].extend(keys_in(leading.group(1)))
             raw = raw[leading.end() :]
         sentence = KEY_GROUP.sub("", raw).strip()
+        if sentence.endswith(":") and not keys_in(raw):
+            continue
         if sentence.strip(" .。:"):
             out.append((sentence, keys_in(raw)))
     return out

@@ -22,10 +22,9 @@ def test_keys_are_found_in_groups_and_removed_cleanly():
     assert without_keys(text) == "AdaSCALE wins. Both do."
 
 
-def test_listing_lines_are_sentences_with_their_own_keys():
+def test_listing_lines_are_sentences_with_their_own_keys_and_headings_are_not_claims():
     answer = "Two papers:\n- AdaSCALE scales activations [000-02]\n- RedVisor defends agents [000-10]"
     assert cited_sentences(answer) == [
-        ("Two papers:", []),
         ("AdaSCALE scales activations", ["000-02"]),
         ("RedVisor defends agents", ["000-10"]),
     ]
