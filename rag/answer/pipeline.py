@@ -198,9 +198,7 @@ class AnswerChain:
         if withheld:
             draft = self._fallback(run, answers, withheld, streamed)
         else:
-            draft = _Draft(attributed.text, "generated", streamed=streamed)
-            if streamed is not None and attributed.changed:
-                draft.streamed = streamed  # the footer shows the checked text
+            draft = _Draft(attributed.text, "generated", streamed=streamed)  # revised if it differs
         draft.invalid, draft.attributed = attributed.invalid(run.context), attributed
         return draft
 
