@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from rag.answer.context import without_injections
 from rag.index.tokens import count_tokens
 from rag.resources import prompt_text
-from rag.retrieval.relevance import TermWeights, coverage, name_matches, name_terms
+from rag.retrieval.relevance import TermWeights, coverage, name_matches, name_terms, paper_terms
 from rag.text import lexical_terms, numbers_in, plain_text, split_sentences
 
 if TYPE_CHECKING:
@@ -98,17 +98,18 @@ def gather(
     asked_numbers = numbers_in(plain_text(question))
     names_asked = name_terms(question)
     for key, paper in keyed.items():
-        scored = by_key[key]
-        best = sorted(scored, key=lambda s: -s.score)[:per_paper]
-        present = set(lexical_terms(f"{paper.title} {paper.label} {paper.abstract}"))
+        ranked = sorted(by_key[key], key=lambda s: -s.score)
+        present = paper_terms(paper)
         # Only names count as missing: in a small collection ordinary words are rare too.
         specific = (weights.rare | weights.absent) & names_asked
         missing = sorted(t for t in specific if t in terms and t not in present)
         missing += sorted(asked_numbers - numbers_in(plain_text(paper.abstract)))
         # What the quoted answer would say: its two best sentences, with the paper's identity.
-        top = sorted(scored, key=lambda s: -s.score)[:2]
-        support = coverage(terms, names[key].union(*(set(lexical_terms(s.text)) for s in top)), weights)
-        out.append(PaperEvidence(key, paper, sorted(best, key=lambda s: s.position), support, tuple(missing)))
+        support = coverage(
+            terms, names[key].union(*(set(lexical_terms(s.text)) for s in ranked[:2])), weights
+        )
+        best = sorted(ranked[:per_paper], key=lambda s: s.position)
+        out.append(PaperEvidence(key, paper, best, support, tuple(missing)))
     return out
 
 

@@ -76,3 +76,12 @@ def test_a_long_listing_is_grouped_into_themes():
     assert lines[0] == "10 papers on watermarking:" and len(answer.citations) == 10
     headings = [line for line in lines[1:] if not line.startswith("- ")]
     assert 2 <= len(headings) <= 6 and all(h.endswith(":") for h in headings)
+
+
+def test_verification_off_keeps_the_draft_and_only_validates_its_keys():
+    model = ScriptedChatModel(replies=["AdaSCALE was trained on Mars [o1][KEY-A]."], prompts=[])
+    settings = Settings(llm="openai", verify_answers=False)
+    chain = AnswerChain(settings, FakeRetriever(PAPERS), LLMHandle("openai", model, "scripted"))
+    answer = chain.ask("By how much does AdaSCALE beat OptFS?")
+    assert answer.text == "AdaSCALE was trained on Mars [o1]." and answer.invalid_keys == ["KEY-A"]
+    assert answer.mode == "generated" and answer.attribution == []
