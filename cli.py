@@ -28,7 +28,7 @@ Collection = Annotated[
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-TopK = Annotated[int | None, typer.Option("-k", help="Number of papers to retrieve.")]
+TopK = Annotated[int | None, typer.Option("-k", min=1, max=200, help="Number of papers to retrieve.")]
 Mode = Annotated[str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.")]
 LLM = Annotated[str | None, typer.Option("--llm", help="auto, local, openai or none (extractive).")]
 Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this venue (e.g. ICML).")]
@@ -163,7 +163,9 @@ def ask(
 @app.command()
 def summarize(
     topic: str,
-    max_papers: Annotated[int, typer.Option("--max-papers", help="Most papers to cover.")] = 30,
+    max_papers: Annotated[
+        int, typer.Option("--max-papers", min=1, max=1000, help="Most papers to cover.")
+    ] = 30,
     fmt: Annotated[str, typer.Option("--format", help="md or json.")] = "md",
     out: Annotated[Path | None, typer.Option("--out", help="Write the summary to this file.")] = None,
     llm: LLM = None,

@@ -8,6 +8,7 @@ reads the environment on its own, which keeps tests hermetic.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import tomllib
@@ -78,6 +79,19 @@ class Settings:
     context_tokens: int = 4096
     api_key: str | None = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        """Every value in range, whichever way it was set (file, environment, flag or code)."""
+        for name in _LIMITS:
+            _check(name, getattr(self, name), name)
+        if self.chunk_overlap >= self.chunk_tokens:
+            raise CitelineError(
+                f"chunk_overlap must be smaller than chunk_tokens "
+                f"({self.chunk_overlap} >= {self.chunk_tokens})"
+            )
+        if self.llm not in LLM_CHOICES:
+            raise CitelineError(f"llm must be one of {', '.join(LLM_CHOICES)}, got {self.llm!r}")
+        check_collection_names(self.collection)
+
     @property
     def index_dir(self) -> Path:
         """Chroma's data and per-store local state."""
@@ -113,6 +127,58 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         """Return a copy with the non-None ``changes`` applied (CLI flags left unset are None)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+# Chroma's rule for collection names (3-512 of these characters, starting and ending with a letter
+# or digit, no ".."), which also keeps a name from leaving the data dir in the lock and BM25 paths.
+_COLLECTION = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]")
+_GLOB_PART = re.compile(r"[a-zA-Z0-9._*?\[\]-]{1,512}")
+
+
+def check_collection_names(value: str) -> None:
+    """Refuse a collection name Chroma would reject or that could name a path, before any file is made.
+
+    ``value`` is what ``--collection`` takes: comma-separated names, each may be a glob to read
+    several (``icml*``).
+    """
+    parts = [p.strip() for p in value.split(",")]
+    if not any(parts):
+        raise CitelineError("collection name is empty")
+    for part in parts:
+        glob = any(c in part for c in "*?[")
+        valid = _GLOB_PART.fullmatch(part) if glob else _COLLECTION.fullmatch(part)
+        if not valid or ".." in part:
+            raise CitelineError(
+                f"bad collection name {part!r}: use 3-512 letters, digits, '.', '_' or '-', "
+                "starting and ending with a letter or digit, no '..'"
+            )
+
+
+# Allowed ranges of the numeric settings: (lowest, highest); None leaves a side open.
+_LIMITS: dict[str, tuple[float | None, float | None]] = {
+    "chroma_timeout": (0.1, None),
+    "chunk_tokens": (16, 8192),
+    "chunk_overlap": (0, None),
+    "top_k": (1, 200),
+    "strong_similarity": (0.0, 1.0),
+    "min_similarity": (0.0, 1.0),
+    "min_coverage": (0.0, 1.0),
+    "similarity_margin": (0.0, 1.0),
+    "listing_max_papers": (1, 1000),
+    "llm_timeout": (0.1, None),
+    "llm_retries": (0, 20),
+    "llm_max_tokens": (16, 32768),
+    "context_tokens": (512, 1_000_000),
+}
+
+
+def _check(name: str, value: Any, origin: str) -> None:
+    low, high = _LIMITS[name]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise CitelineError(f"{origin}: {name} must be a finite number, got {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        span = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
+        raise CitelineError(f"{origin}: {name} must be {span}, got {value!r}")
 
 
 # Environment variable -> settings field. OPENAI_API_KEY is read because every OpenAI client does.
@@ -153,7 +219,12 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         if kind == "Path":
             return Path(str(value)).expanduser()
         if kind in ("int", "int | None"):
-            return int(value)
+            if isinstance(value, bool):
+                raise ValueError(value)
+            number = int(value)
+            if name in _LIMITS:
+                _check(name, number, origin)
+            return number
         if kind == "bool":
             if isinstance(value, bool):
                 return value
@@ -161,7 +232,10 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
                 return str(value).lower() in ("1", "true", "yes", "on")
             raise ValueError(value)
         if kind == "float":
-            return float(value)
+            number = float(value)
+            if name in _LIMITS:
+                _check(name, number, origin)
+            return number
         return str(value) if value != "" else None
     except (TypeError, ValueError):
         raise CitelineError(f"{origin}: {name} must be {kind}, got {value!r}") from None
@@ -189,7 +263,4 @@ def load_settings(env: dict[str, str] | None = None, config_file: Path | None = 
     for var, name in _ENV.items():
         if env.get(var):
             values[name] = _coerce(name, env[var], var)
-    settings = Settings(**values)
-    if settings.llm not in LLM_CHOICES:
-        raise CitelineError(f"llm must be one of {', '.join(LLM_CHOICES)}, got {settings.llm!r}")
-    return settings
+    return Settings(**values)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,8 +21,6 @@ from rag.records import Chunk, Paper
 from rag.settings import Settings
 
 PAGE = 5000
-# Chroma's rule for collection names, checked here so a bad name is one clear line, not a traceback.
-_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]")
 
 
 @dataclass
@@ -185,11 +182,6 @@ class Store:
                 raise CitelineError(
                     f"no collection named {self.name!r} at {self.location}; "
                     f"run `citeline ingest FILES --collection {self.name}` first"
-                ) from None
-            if not _NAME.fullmatch(self.name):
-                raise CitelineError(
-                    f"bad collection name {self.name!r}: use 3-512 letters, digits, '.', '_' or '-', "
-                    "starting and ending with a letter or digit"
                 ) from None
             collection = self.client.get_or_create_collection(
                 self.name,

@@ -32,6 +32,17 @@ def test_api_key_is_read_from_env_but_never_shown_in_repr(tmp_path):
         ({"CITELINE_LLM": "gpt"}, "", "llm must be one of"),
         ({}, "unknown_key = 1\n", "unknown setting 'unknown_key'"),
         ({}, "not toml [", "not valid TOML"),
+        ({"CITELINE_TOP_K": "0"}, "", "CITELINE_TOP_K: top_k must be between 1 and 200, got 0"),
+        ({"CITELINE_MIN_SIMILARITY": "2"}, "", "min_similarity must be between 0 and 1, got 2.0"),
+        ({"CITELINE_MIN_SIMILARITY": "nan"}, "", "min_similarity must be a finite number"),
+        ({"CITELINE_CHROMA_TIMEOUT": "-1"}, "", "chroma_timeout must be at least 0.1"),
+        ({"CITELINE_CHUNK_TOKENS": "0"}, "", "chunk_tokens must be between 16 and 8192"),
+        ({"CITELINE_CHUNK_TOKENS": "32"}, "", "chunk_overlap must be smaller than chunk_tokens"),
+        ({}, "top_k = -1\n", "c.toml: top_k must be between 1 and 200"),
+        ({}, "top_k = true\n", "top_k must be int"),
+        ({"CITELINE_COLLECTION": "../../../tmp/x"}, "", "bad collection name '../../../tmp/x'"),
+        ({"CITELINE_COLLECTION": "a..b"}, "", "bad collection name 'a..b'"),
+        ({"CITELINE_COLLECTION": "ok-name,x/y*"}, "", "bad collection name 'x/y\\*'"),
     ],
 )
 def test_bad_settings_give_one_clear_error(tmp_path, env, toml, message):
@@ -39,3 +50,13 @@ def test_bad_settings_give_one_clear_error(tmp_path, env, toml, message):
     config.write_text(toml)
     with pytest.raises(CitelineError, match=message):
         load_settings(env=env, config_file=config)
+
+
+def test_out_of_range_values_are_refused_however_they_are_set(tmp_path):
+    from rag.settings import Settings
+
+    with pytest.raises(CitelineError, match="top_k must be between 1 and 200, got 0"):
+        Settings(data_dir=tmp_path).replace(top_k=0)
+    with pytest.raises(CitelineError, match="bad collection name 'ab'"):
+        Settings(data_dir=tmp_path, collection="ab")
+    assert Settings(data_dir=tmp_path, collection="icml*,iclr2024").collection_names == ["icml*", "iclr2024"]
