@@ -52,7 +52,7 @@ def _figures(prefix: str, run: IngestReport) -> dict[str, float]:
 def per_file(paths: list[Path], settings: Settings, prefix: str, name: str) -> None:
     started = time.perf_counter()
     runs = []
-    for path in expand_paths(paths):
+    for path in (f.path for f in expand_paths(paths)):
         try:
             runs.append(ingest([path], settings.replace(collection=prefix + path.name.split(".")[0])))
         except CitelineError as exc:  # a file with no papers (the corpora's manifest.json)

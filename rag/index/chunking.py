@@ -54,20 +54,37 @@ def chunk_text(text: str, max_tokens: int = 200, overlap: int = 32) -> list[str]
     return chunks
 
 
+# Bumped when what a chunk stores changes, so that a re-ingest rewrites papers in the old layout
+# (2: the abstract once per paper, sources keyed by relative path). Vectors are reused.
+LAYOUT = 2
+
+
 def paper_hash(paper: Paper, max_tokens: int, overlap: int) -> str:
-    """Changes whenever the paper's content or the chunking would change its chunks."""
-    payload = json.dumps([paper.to_dict(), max_tokens, overlap], sort_keys=True, ensure_ascii=False)
+    """Changes whenever the paper's content, the chunking or the stored layout would change its chunks."""
+    payload = json.dumps([paper.to_dict(), max_tokens, overlap, LAYOUT], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def chunk_paper(paper: Paper, max_tokens: int = 200, overlap: int = 32) -> list[Chunk]:
-    """Chunks of the title and abstract; the title leads every chunk so each stands on its own."""
+def chunk_paper(
+    paper: Paper, max_tokens: int = 200, overlap: int = 32, source_path: str | None = None
+) -> list[Chunk]:
+    """Chunks of the title and abstract; the title leads every chunk so each stands on its own.
+
+    The first chunk also carries the abstract; ``source_path`` (where the file was read) lets a
+    later ingest tell a moved file from a different file with the same key.
+    """
     pieces = chunk_text(paper.abstract, max_tokens, overlap)
     digest = paper_hash(paper, max_tokens, overlap)
-    base = paper_metadata(paper)
     chunks = []
     for index, piece in enumerate(pieces):
-        meta = dict(base, chunk_index=index, n_chunks=len(pieces), paper_hash=digest)
+        meta = dict(
+            paper_metadata(paper, with_abstract=index == 0),
+            chunk_index=index,
+            n_chunks=len(pieces),
+            paper_hash=digest,
+        )
+        if source_path:
+            meta["source_path"] = source_path
         text = f"{paper.title}\n{piece}" if paper.title else piece
         chunks.append(
             Chunk(id=f"{paper.id}#{index}", paper_id=paper.id, index=index, text=text, metadata=meta)

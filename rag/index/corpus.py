@@ -4,6 +4,11 @@ Formats: the seed plain-text lists (line 1 names the venue, each later non-empty
 abstract), JSON Lines, JSON arrays (or ``{"papers": [...]}``) and CSV with the fields title,
 abstract, authors, venue, year, url, id; any of them gzipped. A bad entry is reported with its
 file and line and skipped; the good entries of the same file are still returned.
+
+A source is known by its *key*: its path relative to the folder given to ``ingest`` (just the file
+name for a file given directly), so ``a/papers.jsonl`` and ``b/papers.jsonl`` are two sources, and
+moving the whole folder keeps every key. One record may cost only so much: fields longer than
+:data:`FIELD_LIMITS` are cut (with a warning), so a pathological record cannot blow up the index.
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ from rag.records import Paper
 _VENUE_YEAR = re.compile(r"([A-Za-z][A-Za-z\-]*)\s*'?(\d{4})")
 _WS = re.compile(r"\s+")
 SUFFIXES = (".txt", ".jsonl", ".ndjson", ".json", ".csv")
+# Most characters one field of a record keeps. The longest abstract among 37,209 real papers has
+# 16,262 characters; anything beyond 20,000 is not an abstract, and every chunk of a paper is
+# embedded and stored, so the cap bounds what one record can cost.
+FIELD_LIMITS = {"abstract": 20_000, "title": 1_000, "authors": 10_000, "venue": 200, "url": 2_000}
 
 
 @dataclass
@@ -34,10 +43,20 @@ class Problem:
     source: str
     line: int | None
     message: str
+    # False for a warning about an entry that was still ingested (a field cut to its limit).
+    skipped: bool = True
 
     def __str__(self) -> str:
         where = self.source if self.line is None else f"{self.source}:{self.line}"
         return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file to ingest and its key: the path relative to the folder it was found in."""
+
+    path: Path
+    key: str
 
 
 @dataclass
@@ -45,13 +64,14 @@ class ParsedSource:
     """One file's papers and the problems found in it."""
 
     path: Path
+    key: str
     papers: list[Paper] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
     @property
     def name(self) -> str:
-        """The file name, which is what provenance shows."""
-        return self.path.name
+        """The source's key, which is what provenance shows."""
+        return self.key
 
 
 def physical_lines(text: str) -> list[str]:
@@ -101,11 +121,28 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
-def source_prefix(path: Path) -> str:
-    """The ID prefix for positional IDs: ``000`` for ``000_888317b1d60d9493.txt``, else the stem."""
-    stem = path.name.split(".")[0]
+def source_prefix(key: str) -> str:
+    """The ID prefix for positional IDs: ``000`` for ``000_888317b1d60d9493.txt``, else the stem.
+
+    Folders in the key lead the prefix (``a-papers`` for ``a/papers.jsonl``), so two lists of one
+    name in different folders never give the same IDs.
+    """
+    *folders, name = key.split("/")
+    stem = name.split(".")[0]
     match = re.match(r"^(\d+)_", stem)
-    return match.group(1) if match else re.sub(r"[^\w\-]+", "-", stem).strip("-") or "list"
+    parts = [*folders, match.group(1) if match else stem]
+    return "-".join(p for p in (re.sub(r"[^\w\-]+", "-", part).strip("-") for part in parts) if p) or "list"
+
+
+def _capped(value: str, name: str, key: str, line: int, problems: list[Problem]) -> str:
+    """``value`` cut to its field's limit at a word boundary, with a warning when cut."""
+    limit = FIELD_LIMITS[name]
+    if len(value) <= limit:
+        return value
+    cut = value[:limit].rsplit(" ", 1)[0] or value[:limit]
+    message = f"{name} of {len(value):,} characters cut to {len(cut):,} (limit {limit:,})"
+    problems.append(Problem(key, line, message, skipped=False))
+    return cut
 
 
 def _venue_from_header(header: str) -> tuple[str, int | None]:
@@ -120,17 +157,18 @@ def _parse_txt(path: Path, text: str, result: ParsedSource) -> None:
     if not lines:
         return
     venue, year = _venue_from_header(lines[0])
-    prefix = source_prefix(path)
+    venue = _capped(venue, "venue", result.key, 1, result.problems)
+    prefix = source_prefix(result.key)
     entries = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
     width = max(2, len(str(len(entries))))
     for position, (lineno, line) in enumerate(entries, start=1):
-        abstract = normalize_ws(line)
+        abstract = _capped(normalize_ws(line), "abstract", result.key, lineno, result.problems)
         result.papers.append(
             Paper(
                 id=f"{prefix}-{position:0{width}d}",
                 abstract=abstract,
                 label=display_label(abstract),
-                source=path.name,
+                source=result.key,
                 line=lineno,
                 venue=venue,
                 year=year,
@@ -209,34 +247,53 @@ def _as_year(value: Any) -> int | None:
         return None
 
 
-def _paper_from_record(record: Any, lineno: int, position: int, path: Path) -> Paper:
+def _paper_from_record(record: Any, lineno: int, position: int, result: ParsedSource) -> Paper:
     if not isinstance(record, dict):
         raise CitelineError(f"expected an object with title/abstract, got {type(record).__name__}")
-    abstract = normalize_ws(str(record.get("abstract") or ""))
+
+    def text(name: str) -> str:
+        return _capped(normalize_ws(str(record.get(name) or "")), name, result.key, lineno, result.problems)
+
+    abstract = text("abstract")
     if not abstract:
         raise CitelineError("missing abstract")
-    title = normalize_ws(str(record.get("title") or ""))
-    paper_id = normalize_ws(str(record.get("id") or "")) or f"{source_prefix(path)}-{position:04d}"
+    title = text("title")
+    paper_id = normalize_ws(str(record.get("id") or "")) or f"{source_prefix(result.key)}-{position:04d}"
+    if len(paper_id) > 200:
+        raise CitelineError(f"id of {len(paper_id)} characters (at most 200)")
+    authors = _as_authors(record.get("authors"))
+    total = 0
+    for n, author in enumerate(authors):
+        total += len(author) + 2
+        if total > FIELD_LIMITS["authors"]:
+            limit = FIELD_LIMITS["authors"]
+            message = f"author list cut to {n} of {len(authors)} names (limit {limit:,} characters)"
+            result.problems.append(Problem(result.key, lineno, message, skipped=False))
+            authors = authors[:n]
+            break
     return Paper(
         id=paper_id,
         abstract=abstract,
         label=title or display_label(abstract),
-        source=path.name,
+        source=result.key,
         line=lineno,
         title=title,
-        authors=_as_authors(record.get("authors")),
-        venue=normalize_ws(str(record.get("venue") or "")),
+        authors=authors,
+        venue=text("venue"),
         year=_as_year(record.get("year")),
-        url=normalize_ws(str(record.get("url") or "")),
+        url=text("url"),
     )
 
 
-def parse_source(path: Path) -> ParsedSource:
-    """Parse one paper list. Raises :class:`CitelineError` only when the whole file is unusable."""
+def parse_source(path: Path, key: str | None = None) -> ParsedSource:
+    """Parse one paper list. Raises :class:`CitelineError` only when the whole file is unusable.
+
+    ``key`` is the source's identity in provenance and IDs (default: the file name).
+    """
     path = Path(path)
     kind = _format_of(path)
     text = _read_text(path)
-    result = ParsedSource(path=path)
+    result = ParsedSource(path=path, key=key or path.name)
     if kind == "txt":
         _parse_txt(path, text, result)
     else:
@@ -252,13 +309,13 @@ def parse_source(path: Path) -> ParsedSource:
             try:
                 if isinstance(record, CitelineError):
                     raise record
-                result.papers.append(_paper_from_record(record, lineno, position, path))
+                result.papers.append(_paper_from_record(record, lineno, position, result))
             except CitelineError as exc:
-                result.problems.append(Problem(path.name, lineno, str(exc)))
+                result.problems.append(Problem(result.key, lineno, str(exc)))
         if parsed_any and not has_abstracts:
             # A manifest or other JSON beside the lists: one warning, not one per record.
             result.problems = [
-                Problem(path.name, None, "no record has an 'abstract' field; not a paper list")
+                Problem(result.key, None, "no record has an 'abstract' field; not a paper list")
             ]
     _drop_duplicate_ids(result)
     return result
@@ -282,9 +339,13 @@ def _drop_duplicate_ids(result: ParsedSource) -> None:
     result.papers = kept
 
 
-def expand_paths(paths: list[Path]) -> list[Path]:
-    """Files as given, directories expanded to the paper lists they hold (sorted, stable)."""
-    files: list[Path] = []
+def expand_paths(paths: list[Path]) -> list[SourceFile]:
+    """Files as given, directories expanded to the paper lists they hold (sorted, stable).
+
+    Each file's key is its path below the directory it was found in, or its name when given
+    directly.
+    """
+    files: list[SourceFile] = []
     for path in paths:
         if path.is_dir():
             found = sorted(
@@ -294,9 +355,9 @@ def expand_paths(paths: list[Path]) -> list[Path]:
             )
             if not found:
                 raise CitelineError(f"{path}: no paper lists found ({', '.join(SUFFIXES)})")
-            files.extend(found)
+            files.extend(SourceFile(p, p.relative_to(path).as_posix()) for p in found)
         elif path.is_file():
-            files.append(path)
+            files.append(SourceFile(path, path.name))
         else:
             raise CitelineError(f"{path}: no such file or directory")
     return files

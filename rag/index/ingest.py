@@ -6,19 +6,27 @@ re-embeds changed ones, redoes any paper a crash left half-written, and deletes 
 vanished from their source file. New chunks are upserted before stale ones are deleted, so an
 interrupted run never leaves a paper with no chunks that it had before. One ingest per collection
 at a time (a lock file); the BM25 index is marked dirty while Chroma is written and rebuilt after.
-Vectors go through the embedding cache, so text embedded once (in any collection) is not again.
+Vectors go through the embedding cache, so text embedded once (in any collection) is not again,
+and a rewritten chunk whose text is unchanged keeps the vector the store holds.
+
+Sources are keyed by their path below the folder given (see :mod:`rag.index.corpus`); each paper
+also records where its file was read. A key held by a *different* file that still exists is never
+taken over (the new file gets a longer key, ``b/papers.jsonl``), so ingesting one list never
+deletes another list's papers; a key whose file is gone (the folder moved) is. An id found in two
+files of one run is kept from the first and reported at the second.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.errors import CitelineError
+from rag.errors import CitelineError, warn
 from rag.index.chunking import chunk_paper, paper_hash
-from rag.index.corpus import ParsedSource, Problem, expand_paths, parse_source
+from rag.index.corpus import ParsedSource, Problem, SourceFile, expand_paths, parse_source
 from rag.index.embedding_cache import CachedEmbedder, EmbeddingCache
 from rag.index.embeddings import make_embedder
 from rag.index.lexical import collection_lock, lexical_index
@@ -79,58 +87,135 @@ class _Writer:
         self.store, self.embedder, self.report = store, embedder, report
         self.pending: list[Chunk] = []
         self.stale: list[str] = []
+        self.stored: set[str] = set()  # queued chunk IDs the store already holds
 
-    def add(self, chunks: Iterable[Chunk], stale: Iterable[str] = ()) -> None:
+    def add(self, chunks: Iterable[Chunk], stale: Iterable[str] = (), stored: Iterable[str] = ()) -> None:
         """Queue chunks to write and chunk IDs to delete; write when a batch is full."""
         self.pending.extend(chunks)
         self.stale.extend(stale)
+        self.stored.update(stored)
         if len(self.pending) >= EMBED_BATCH:
             self.flush()
 
     def flush(self) -> None:
         """Embed and upsert what is queued, then delete what is stale (upsert first: no gap)."""
         if self.pending:
-            started, reused = time.perf_counter(), self.embedder.hits
-            vectors = self.embedder.embed_documents([c.text for c in self.pending])
+            started, cached = time.perf_counter(), self.embedder.hits
+            vectors = self._vectors(self.pending)
             self.report.embed_seconds += time.perf_counter() - started
-            self.report.vectors_reused += self.embedder.hits - reused
+            self.report.vectors_reused += self.embedder.hits - cached
             self.store.upsert(self.pending, vectors)
             self.report.chunks_written += len(self.pending)
-            self.pending = []
+            self.pending, self.stored = [], set()
         if self.stale:
             self.store.delete(self.stale)
             self.stale = []
 
+    def _vectors(self, chunks: list[Chunk]) -> list:
+        """The store's vector where a chunk's text is unchanged (a metadata or layout change), else embed."""
+        held = self.store.stored_vectors([c.id for c in chunks if c.id in self.stored])
+        vectors = [held[c.id][1] if c.id in held and held[c.id][0] == c.text else None for c in chunks]
+        todo = [i for i, v in enumerate(vectors) if v is None]
+        fresh = self.embedder.embed_documents([chunks[i].text for i in todo]) if todo else []
+        for i, vector in zip(todo, fresh, strict=True):
+            vectors[i] = vector
+        self.report.vectors_reused += len(chunks) - len(todo)
+        return vectors
+
+
+@dataclass
+class _Run:
+    """What one ingest run knows: the index's papers, and which keys and IDs this run has taken."""
+
+    states: dict[str, PaperState]
+    keys: dict[str, str] = field(default_factory=dict)  # key -> resolved path that holds it this run
+    ids: dict[str, str] = field(default_factory=dict)  # paper id -> "source:line" that holds it this run
+    legacy_claimed: set[str] = field(default_factory=set)  # file names of pre-key sources migrated
+
+    def __post_init__(self) -> None:
+        self.by_source: dict[str, set[str]] = {}
+        for paper_id, state in self.states.items():
+            self.by_source.setdefault(state.source, set()).add(paper_id)
+
+    def _held_elsewhere(self, key: str, where: str) -> bool:
+        """``key`` belongs to another file: one of this run, or one the index names that still exists."""
+        if self.keys.get(key, where) != where:
+            return True
+        held = {self.states[i].source_path for i in self.by_source.get(key, ()) if i in self.states}
+        others = held - {None, where}
+        return any(os.path.exists(other) and not _same_file(other, where) for other in others)
+
+    def key_for(self, file: SourceFile) -> str | None:
+        """The key this file is indexed under: the one it had, else the shortest free path suffix."""
+        where = str(file.path.resolve())
+        had = {s.source for s in self.states.values() if s.source_path == where}
+        candidates = sorted(had) if len(had) == 1 else []
+        parts = file.path.absolute().parts[1:]
+        depth = file.key.count("/") + 1
+        candidates.append(file.key)
+        candidates += ["/".join(parts[-n:]) for n in range(depth + 1, len(parts) + 1)]
+        for key in candidates:
+            if not self._held_elsewhere(key, where):
+                self.keys[key] = where
+                return key
+        return None
+
+    def owned(self, key: str, file: SourceFile) -> set[str]:
+        """IDs the index holds from this source, including those an index from before keys gave its name."""
+        ids = set(self.by_source.get(key, set()))
+        name = file.path.name
+        if name != key and name not in self.legacy_claimed:
+            legacy = {
+                i
+                for i in self.by_source.get(name, ())
+                if i in self.states and self.states[i].source_path is None
+            }
+            if legacy:
+                self.legacy_claimed.add(name)
+                ids |= legacy
+        return ids & self.states.keys()
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
 
 def _sync_file(
-    parsed: ParsedSource,
-    states: dict[str, PaperState],
-    settings: Settings,
-    writer: _Writer,
-    progress: Progress,
+    parsed: ParsedSource, owned: set[str], run: _Run, settings: Settings, writer: _Writer, progress: Progress
 ) -> set[str]:
     """Queue what changed in one file for writing; returns the IDs the file still holds."""
     report = writer.report
     report.files += 1
     report.problems.extend(parsed.problems)
-    report.skipped += sum(1 for p in parsed.problems if p.line is not None)
+    report.skipped += sum(1 for p in parsed.problems if p.line is not None and p.skipped)
     progress("total", len(parsed.papers), parsed.name)
+    where = str(parsed.path.resolve())
     seen: set[str] = set()
     for paper in parsed.papers:
         progress("advance", 1, "")
-        state = states.get(paper.id)
-        if state and state.source != paper.source:
+        state = run.states.get(paper.id)
+        if paper.id in run.ids:
+            message = f"id {paper.id!r} is also at {run.ids[paper.id]}, which was kept; skipped"
+        elif state and paper.id not in owned:
             message = f"id {paper.id!r} is already indexed from {state.source}; skipped"
+        else:
+            message = ""
+        if message:
             report.problems.append(Problem(paper.source, paper.line, message))
             report.skipped += 1
             continue
+        run.ids[paper.id] = f"{paper.source}:{paper.line}"
         seen.add(paper.id)
         digest = paper_hash(paper, settings.chunk_tokens, settings.chunk_overlap)
         if state and state.is_complete(paper.id, digest):
             report.unchanged += 1
             continue
-        chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap)
-        writer.add(chunks, state.chunk_ids - {c.id for c in chunks} if state else ())
+        chunks = chunk_paper(paper, settings.chunk_tokens, settings.chunk_overlap, source_path=where)
+        stale = state.chunk_ids - {c.id for c in chunks} if state else ()
+        writer.add(chunks, stale, state.chunk_ids if state else ())
         if state:
             report.updated += 1
         else:
@@ -160,23 +245,27 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
         store = Store(settings)
         store.open(embedder.name, create=True)
         lexical = lexical_index(settings)
-        lexical_was_current = lexical.is_current(store.count())
+        lexical_was_current = lexical.is_current(store.count()) and lexical.load()
+        if lexical.damaged:
+            warn(f"the BM25 index of collection {settings.collection!r} was damaged; rebuilding it")
         lexical.mark_dirty()
-        states = store.paper_states()
-        by_source: dict[str, set[str]] = {}
-        for paper_id, state in states.items():
-            by_source.setdefault(state.source, set()).add(paper_id)
+        run = _Run(store.paper_states())
         writer = _Writer(store, embedder, report)
-        for path in files:
-            try:
-                parsed = parse_source(path)
-            except CitelineError as exc:
-                report.problems.append(Problem(path.name, None, str(exc).removeprefix(f"{path}: ")))
+        for file in files:
+            key = run.key_for(file)
+            if key is None:
+                report.problems.append(Problem(file.key, None, "every key for this file is taken; skipped"))
                 continue
-            seen = _sync_file(parsed, states, settings, writer, progress)
-            gone = (by_source.get(path.name, set()) - seen) & states.keys()  # a name listed twice
+            try:
+                parsed = parse_source(file.path, key)
+            except CitelineError as exc:
+                report.problems.append(Problem(key, None, str(exc).removeprefix(f"{file.path}: ")))
+                continue
+            owned = run.owned(key, file)
+            seen = _sync_file(parsed, owned, run, settings, writer, progress)
+            gone = owned - seen
             for paper_id in gone:
-                writer.add((), states.pop(paper_id).chunk_ids)
+                writer.add((), run.states.pop(paper_id).chunk_ids)
             report.removed += len(gone)
             writer.flush()
         if store.created and not report.papers_ingested:
@@ -216,6 +305,6 @@ def paper_hashes(paths: list[Path], settings: Settings) -> dict[str, str]:
     """Content hashes of the papers in ``paths`` (for tests and diagnostics)."""
     return {
         p.id: paper_hash(p, settings.chunk_tokens, settings.chunk_overlap)
-        for path in expand_paths(paths)
-        for p in parse_source(path).papers
+        for file in expand_paths(paths)
+        for p in parse_source(file.path, file.key).papers
     }

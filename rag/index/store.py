@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from rag.errors import CitelineError
-from rag.index.metadata import paper_from_metadata
+from rag.index.metadata import first_chunk_id, paper_from_metadata
 from rag.records import Chunk, Paper
 from rag.settings import Settings
 
@@ -31,6 +31,8 @@ class PaperState:
     hashes: set[str] = field(default_factory=set)
     chunk_ids: set[str] = field(default_factory=set)
     n_chunks: int = 0
+    # Where the source file was when the paper was written (None in indexes from before keys).
+    source_path: str | None = None
 
     def is_complete(self, paper_id: str, digest: str) -> bool:
         """All chunks present and of this content: anything else (a crash mid-write) is redone."""
@@ -238,6 +240,7 @@ class Store:
                 state.hashes.add(str(meta.get("paper_hash")))
                 state.chunk_ids.add(chunk_id)
                 state.n_chunks = int(meta.get("n_chunks", 0))
+                state.source_path = meta.get("source_path") or state.source_path
         return states
 
     def all_chunks(self) -> Iterator[tuple[str, str]]:
@@ -283,11 +286,34 @@ class Store:
         ]
 
     def chunks_by_id(self, chunk_ids: Sequence[str]) -> dict[str, dict]:
-        """Metadata of the given chunks (one request)."""
+        """Metadata of the given chunks, each with its paper's abstract (one request).
+
+        The abstract lives in each paper's first chunk, fetched in the same request.
+        """
         if not chunk_ids:
             return {}
-        page = self._get(ids=list(chunk_ids), include=["metadatas"])
-        return dict(zip(page["ids"], page["metadatas"], strict=True))
+        firsts = {first_chunk_id(cid.rsplit("#", 1)[0]) for cid in chunk_ids}
+        page = self._get(ids=sorted(set(chunk_ids) | firsts), include=["metadatas"])
+        got = dict(zip(page["ids"], page["metadatas"], strict=True))
+        found = {}
+        for cid in chunk_ids:
+            if (meta := got.get(cid)) is None:
+                continue
+            if "abstract" not in meta:
+                first = got.get(first_chunk_id(str(meta["paper_id"]))) or {}
+                meta = dict(meta, abstract=first.get("abstract", ""))
+            found[cid] = meta
+        return found
+
+    def stored_vectors(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, Sequence[float]]]:
+        """(document, vector) of the given chunks that exist: a rewrite of unchanged text reuses them."""
+        if not chunk_ids:
+            return {}
+        page = self._get(ids=list(chunk_ids), include=["documents", "embeddings"])
+        return {
+            cid: (doc, vec)
+            for cid, doc, vec in zip(page["ids"], page["documents"], page["embeddings"], strict=True)
+        }
 
     def vectors(self, chunk_ids: Sequence[str]) -> dict[str, Sequence[float]]:
         """Stored vectors of the given chunks (one request)."""
@@ -297,15 +323,15 @@ class Store:
         return dict(zip(page["ids"], page["embeddings"], strict=True))
 
     def papers(self, where: dict | None = None) -> list[Paper]:
-        """Every paper once (from its first chunk), in source order."""
+        """Every paper once (from its first chunk, which holds the abstract), in source order."""
+        first = {"chunk_index": 0}
         found: dict[str, Paper] = {}
-        for page in self._pages(["metadatas"], where=where):
+        for page in self._pages(["metadatas"], where={"$and": [where, first]} if where else first):
             for meta in page["metadatas"]:
-                if str(meta["paper_id"]) not in found:
-                    found[str(meta["paper_id"])] = paper_from_metadata(meta)
+                found.setdefault(str(meta["paper_id"]), paper_from_metadata(meta))
         return sorted(found.values(), key=lambda p: (p.source, p.line))
 
     def paper(self, paper_id: str) -> Paper | None:
         """One paper by ID, from its first chunk's metadata."""
-        page = self._get(where={"paper_id": paper_id}, include=["metadatas"], limit=1)
+        page = self._get(ids=[first_chunk_id(paper_id)], include=["metadatas"])
         return paper_from_metadata(page["metadatas"][0]) if page["ids"] else None

@@ -88,7 +88,7 @@ def test_a_glob_that_matches_nothing_and_a_multi_collection_ingest_are_refused(s
     with pytest.raises(CitelineError, match="no collection matches 'nothing-here-\\*'"):
         Retriever(split.replace(collection="nothing-here-*"))
     with pytest.raises(CitelineError, match="ingest writes one collection at a time"):
-        ingest([_write(tmp_path / "x.jsonl", RECORDS)], split.replace(collection="a,b"))
+        ingest([_write(tmp_path / "x.jsonl", RECORDS)], split.replace(collection="abc,bcd"))
     with pytest.raises(CitelineError, match="bad collection name 'x': use 3-512 letters"):
         ingest([_write(tmp_path / "x.jsonl", RECORDS)], split.replace(collection="x"))
 

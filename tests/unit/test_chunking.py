@@ -43,7 +43,7 @@ def test_abbreviations_do_not_end_sentences():
     assert split_sentences("We use e.g. Adam here. Then SGD.") == ["We use e.g. Adam here.", "Then SGD."]
 
 
-def test_chunks_carry_scalar_metadata_that_rebuilds_the_paper():
+def test_chunks_carry_scalar_metadata_that_rebuilds_the_paper_and_the_abstract_only_once():
     paper = Paper(id="p-1", abstract="A. " * 300, label="L", source="s.jsonl", line=7, title="Title",
                   authors=("A B", "C D"), venue="ICML", year=2024)  # fmt: skip
     chunks = chunk_paper(paper, max_tokens=100, overlap=10)
@@ -51,4 +51,6 @@ def test_chunks_carry_scalar_metadata_that_rebuilds_the_paper():
     for chunk in chunks:
         assert all(isinstance(v, str | int | float | bool) for v in chunk.metadata.values())
         assert chunk.text.startswith("Title\n")
-    assert paper_from_metadata(chunks[-1].metadata) == paper
+    assert paper_from_metadata(chunks[0].metadata) == paper
+    assert len(chunks) > 2 and all("abstract" not in c.metadata for c in chunks[1:])
+    assert paper_from_metadata(chunks[-1].metadata) == Paper(**{**paper.__dict__, "abstract": ""})
