@@ -7,6 +7,7 @@ that need them, so ``citeline --help`` answers at once.
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -258,10 +259,26 @@ def chat(
     ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode).run()
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """The library's warnings as one ``warning:`` line each (others as Python shows them)."""
+    from rag import CitelineWarning
+    from rag.ui import render
+
+    if issubclass(category, CitelineWarning):
+        render.warn(str(message))
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
+
+
+_python_showwarning = warnings.showwarning
+
+
 def main() -> None:
     """Entry point: library errors become one line on stderr and exit code 1, never a traceback."""
-    from rag import CitelineError
+    from rag import CitelineError, CitelineWarning
 
+    warnings.simplefilter("always", CitelineWarning)
+    warnings.showwarning = _show_warning
     try:
         app()
     except CitelineError as exc:

@@ -27,6 +27,7 @@ _EXPORTS = {
     "Settings": "rag.settings",
     "load_settings": "rag.settings",
     "CitelineError": "rag.errors",
+    "CitelineWarning": "rag.errors",
     "Paper": "rag.records",
     "Chunk": "rag.records",
     "Hit": "rag.records",
@@ -47,15 +48,15 @@ _EXPORTS = {
     "write_signals": "rag.eval.report",
 }
 __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _EXPORTS
-    "Answer", "Chunk", "Citation", "CitelineError", "Hit", "IngestReport", "Library", "Paper", "Settings",
-    "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest", "load_results",
-    "load_settings", "run_eval", "run_signals", "write_results", "write_signals",
+    "Answer", "Chunk", "Citation", "CitelineError", "CitelineWarning", "Hit", "IngestReport", "Library",
+    "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest",
+    "load_results", "load_settings", "run_eval", "run_signals", "write_results", "write_signals",
 ]  # fmt: skip
 
 if TYPE_CHECKING:
     from rag.answer.summarize import Summary
     from rag.api import Library
-    from rag.errors import CitelineError
+    from rag.errors import CitelineError, CitelineWarning
     from rag.eval.harness import eval_set, run_eval
     from rag.eval.report import compare_results, load_results, write_results, write_signals
     from rag.eval.signals import run_signals

@@ -6,17 +6,24 @@ ingesting the same list into another collection (one per venue, or one combined)
 Chroma server would otherwise embed text whose vector is already known, and on a CPU embedding is
 over 90% of ingest time. SQLite (stdlib) keeps the cache crash-safe (a batch is one transaction)
 and safe for several processes at once (WAL, busy timeout); it lives under the data dir but
-outside the index, so deleting an index does not throw the vectors away.
+outside the index, so deleting an index does not throw the vectors away. The cache is derived
+data: a damaged file is moved aside (``embeddings.sqlite.damaged-<time>``) with a warning and the
+cache starts afresh, so it can cost time but never an ingest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
+from rag.errors import warn
 from rag.index.embeddings import Embedder
+
+_T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
@@ -45,14 +52,49 @@ class EmbeddingCache:
         self.path = path
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path or ":memory:"), timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
-        self._db.commit()
+        self._db = self._safely(self._open)
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path or ":memory:"), timeout=60, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(_SCHEMA)
+            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise sqlite3.DatabaseError("quick_check failed")
+            db.commit()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _safely(self, work: Callable[[], _T]) -> _T:
+        """Run ``work``; if the file turns out damaged, move it aside, start afresh and run it again."""
+        try:
+            return work()
+        except sqlite3.DatabaseError as exc:
+            damaged = any(sign in str(exc) for sign in ("malformed", "not a database", "quick_check"))
+            if self.path is None or not damaged:
+                raise  # a locked, read-only or full disk is not damage: the file stays
+            if getattr(self, "_db", None) is not None:
+                self._db.close()
+            aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+            for suffix in ("", "-wal", "-shm"):
+                part = self.path.with_name(self.path.name + suffix)
+                if part.exists():
+                    part.replace(aside.with_name(aside.name + suffix))
+            warn(
+                f"the embedding cache {self.path} was damaged ({exc}); "
+                f"moved it to {aside.name} and started afresh"
+            )
+            self._db = self._open()
+            return work()
 
     def get(self, model: str, texts: Sequence[str]) -> dict[str, list[float]]:
         """Cached vectors of ``texts`` under ``model`` (missing texts are absent)."""
+        return self._safely(lambda: self._get(model, texts))
+
+    def _get(self, model: str, texts: Sequence[str]) -> dict[str, list[float]]:
         import numpy as np
 
         keys = {_key(t): t for t in texts}
@@ -70,6 +112,9 @@ class EmbeddingCache:
 
     def put(self, model: str, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
         """Store vectors, one transaction per batch (crash-safe)."""
+        self._safely(lambda: self._put(model, texts, vectors))
+
+    def _put(self, model: str, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
         import numpy as np
 
         rows = [

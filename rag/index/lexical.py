@@ -3,22 +3,33 @@
 Lexical matching catches what dense MiniLM misses: method names (AdaSCALE, OptFS), numbers and
 rare terms. The index is derived data: it is rebuilt from Chroma's documents after every ingest,
 and whenever it is missing, marked dirty by an interrupted ingest, or its chunk count disagrees
-with the store's.
+with the store's. Its manifest records each file's size and SHA-256, so a truncated or damaged
+file is found before bm25s or numpy reads it, and the index is rebuilt (with a warning).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from rag.errors import warn
 from rag.index.store import Store
 from rag.settings import Settings
 from rag.text import stemmer
 
 _STOPWORDS = "en"
+
+
+class DamagedIndex(Exception):
+    """A saved BM25 index whose files do not match its manifest."""
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class LexicalIndex:
@@ -34,6 +45,7 @@ class LexicalIndex:
         self._retriever = None
         self._ids: list[str] = []
         self._loaded = False
+        self.damaged = False  # found damaged on disk (then rebuilt by the caller)
 
     @property
     def _dirty_marker(self) -> Path:
@@ -58,12 +70,36 @@ class LexicalIndex:
         """A saved index is on disk."""
         return (self.directory / "citeline.json").is_file()
 
+    def _manifest(self) -> dict:
+        """The saved manifest, with every file it lists present at its recorded size."""
+        try:
+            manifest = json.loads((self.directory / "citeline.json").read_text())
+            for name, (size, _) in manifest["files"].items():
+                if (self.directory / name).stat().st_size != size:
+                    raise DamagedIndex(name)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise DamagedIndex(str(exc)) from None
+        return manifest
+
     def is_current(self, chunk_count: int) -> bool:
-        """Saved, not dirty, and built from ``chunk_count`` chunks."""
-        meta = self.directory / "citeline.json"
-        if self._dirty_marker.exists() or not meta.is_file():
+        """Saved, not dirty, built from ``chunk_count`` chunks, and every file of its full size.
+
+        A damaged index sets :attr:`damaged` (an index saved before manifests listed files is
+        merely out of date).
+        """
+        if self._dirty_marker.exists() or not self.directory.is_dir():
             return False
-        return json.loads(meta.read_text()).get("count") == chunk_count
+        try:
+            return self._manifest().get("count") == chunk_count
+        except DamagedIndex:
+            self.damaged = not self._old_format()
+            return False
+
+    def _old_format(self) -> bool:
+        try:
+            return "files" not in json.loads((self.directory / "citeline.json").read_text())
+        except (OSError, ValueError, TypeError):
+            return False
 
     @staticmethod
     def _build(store: Store):
@@ -88,7 +124,8 @@ class LexicalIndex:
             if retriever is not None:
                 retriever.save(str(tmp), show_progress=False)
             (tmp / "ids.json").write_text(json.dumps(ids))
-            (tmp / "citeline.json").write_text(json.dumps({"count": len(ids)}))
+            files = {p.name: [p.stat().st_size, _digest(p)] for p in sorted(tmp.iterdir())}
+            (tmp / "citeline.json").write_text(json.dumps({"count": len(ids), "files": files}))
             old = self.directory.with_name(self.directory.name + ".old")
             shutil.rmtree(old, ignore_errors=True)
             if self.directory.exists():
@@ -106,17 +143,31 @@ class LexicalIndex:
         return len(self._ids)
 
     def _load(self) -> None:
+        """Read the saved index, after checking every file against the manifest."""
         import bm25s
 
         with self._lock():
+            for name, (_, digest) in self._manifest()["files"].items():
+                if _digest(self.directory / name) != digest:
+                    raise DamagedIndex(name)
             self._ids = json.loads((self.directory / "ids.json").read_text())
             self._retriever = bm25s.BM25.load(str(self.directory), show_progress=False) if self._ids else None
         self._loaded = True
 
+    def load(self) -> bool:
+        """Read the saved index now; False (and nothing loaded) when it is damaged."""
+        try:
+            self._load()
+        except DamagedIndex:
+            self._retriever, self._ids, self._loaded = None, [], False
+            self.damaged = True
+            return False
+        return True
+
     def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """How many chunks contain each (stemmed) term, and how many chunks there are."""
         if not self._loaded:
-            self._load()
+            self.load()
         if self._retriever is None:
             return {}, 0
         vocab, indptr = self._retriever.vocab_dict, self._retriever.scores["indptr"]
@@ -128,7 +179,7 @@ class LexicalIndex:
         import bm25s
 
         if not self._loaded:
-            self._load()
+            self.load()
         if self._retriever is None:
             return []
         tokens = bm25s.tokenize([query], stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
@@ -165,13 +216,15 @@ def query_lexical_index(settings: Settings, store: Store) -> LexicalIndex:
     from filelock import Timeout
 
     lexical = lexical_index(settings)
-    if lexical.is_current(store.count()):
+    if lexical.is_current(store.count()) and lexical.load():
         return lexical
+    if lexical.damaged:
+        warn(f"the BM25 index of collection {settings.collection!r} was damaged; rebuilt it from the store")
     lock = collection_lock(settings)
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        if not lexical.exists():
+        if lexical.damaged or not lexical.load():
             lexical.build_in_memory(store)
         return lexical
     try:

@@ -35,7 +35,7 @@ def print_json(data: Any) -> None:
 
 def warn(message: str) -> None:
     """A warning on stderr, escaped so corpus text cannot inject markup."""
-    errors.print(f"[yellow]warning:[/] {escape(message)}")
+    errors.print(f"[yellow]warning:[/] {escape(message)}", soft_wrap=True)  # one line, however long
 
 
 def ingest_report(report: IngestReport) -> None:
@@ -60,7 +60,7 @@ def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
     from rag.ui.interrupts import DeferredInterrupt
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=errors, transient=True)  # fmt: skip
+                   console=errors, transient=True, disable=not errors.is_terminal)  # fmt: skip
     state: dict = {}
 
     def update(event: str, amount: int, detail: str) -> None:
@@ -166,7 +166,7 @@ def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True) as bar:  # fmt: skip
+                  console=errors, transient=True, disable=not errors.is_terminal) as bar:  # fmt: skip
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:
