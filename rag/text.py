@@ -50,6 +50,28 @@ def plain_text(text: str) -> str:
     return text
 
 
+# --- display ---------------------------------------------------------------------------------
+
+# C0 controls but tab and newline, DEL, C1 controls (0x9b is a one-byte CSI), and the invisible
+# bidirectional marks and overrides (U+202E shows what follows reversed).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>!|#~])")
+
+
+def printable(text: str) -> str:
+    """Text that cannot drive a terminal: control characters and bidirectional overrides removed.
+
+    Corpus text is data. An ESC sequence in an abstract would otherwise clear the screen or set the
+    window title when shown; ``--json`` keeps the original text.
+    """
+    return _CONTROLS.sub("", text)
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` as Markdown that shows it literally: no link, image, emphasis or HTML from corpus text."""
+    return _MARKDOWN.sub(r"\\\1", printable(text))
+
+
 def normalized(text: str) -> str:
     """Lower-case words only, for comparing phrasings ("The papers here ..." vs "the papers here")."""
     return re.sub(r"[\W_]+", " ", text).strip().lower()

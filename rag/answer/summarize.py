@@ -33,6 +33,7 @@ from rag.text import (
     RESEARCH_FILLER,
     STOP_WORDS,
     cited_sentences,
+    markdown_literal,
     plain_text,
     split_sentences,
     without_keys,
@@ -86,20 +87,27 @@ class Summary:
         return [n for theme in self.themes for n in theme.notes]
 
     def to_markdown(self) -> str:
-        """The overview as Markdown, with a ``file:line`` list of the papers covered."""
+        """The overview as Markdown, with a ``file:line`` list of the papers covered.
+
+        Text that comes from paper files (or the model quoting them) is escaped: a Markdown link in
+        an abstract shows as text, never as a link whose address is hidden.
+        """
         lines = [
-            f"# {self.topic}: what the papers here cover",
+            f"# {md(self.topic)}: what the papers here cover",
             "",
-            self.lead or "_No papers on this topic._",
+            md(self.lead) or "_No papers on this topic._",
             "",
         ]
         for theme in self.themes:
-            lines += [f"## {theme.name}", ""]
-            lines += [f"- **{n.paper.display}**: {n.note} [{n.key}]" for n in theme.notes]
+            lines += [f"## {md(theme.name)}", ""]
+            lines += [f"- **{md(n.paper.display)}**: {md(n.note)} \\[{n.key}\\]" for n in theme.notes]
             lines.append("")
         if self.themes:
             lines += ["## Papers covered", ""]
-            lines += [f"- [{n.key}] {n.paper.display} ({n.paper.source}:{n.paper.line})" for n in self.papers]
+            lines += [
+                f"- \\[{n.key}\\] {md(n.paper.display)} ({md(n.paper.source)}:{n.paper.line})"
+                for n in self.papers
+            ]
             lines.append("")
         lines.append(f"_{len(self.papers)} papers · {self.model}_")
         return "\n".join(lines)
@@ -121,6 +129,11 @@ class Summary:
             "model": self.model,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
+
+
+def md(text: str) -> str:
+    """Corpus-derived text as literal Markdown, LaTeX unwrapped to plain text."""
+    return markdown_literal(plain_text(text))
 
 
 def fully_cited(text: str, keys: dict) -> bool:

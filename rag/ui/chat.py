@@ -65,13 +65,13 @@ class ChatSession:
         if line.startswith("/"):
             return self.command(line)
         if not sys.stdin.isatty():  # a terminal already shows what was typed; a transcript does not
-            render.console.print(f"[bold cyan]> {render.escape(line)}[/]")
+            render.console.print(f"[bold cyan]> {render.shown(line)}[/]")
         try:
             answer = self.library.ask(
                 line, self.turns, k=self.k, mode=self.mode, on_token=render.stream_token
             )
         except CitelineError as exc:
-            render.errors.print(f"[red]error:[/] {render.escape(str(exc))}")
+            render.errors.print(f"[red]error:[/] {render.shown(str(exc))}")
             return True
         render.answer_footer(answer, streamed=True)
         self.last = answer
@@ -132,7 +132,7 @@ class ChatSession:
             with render.summary_progress() as progress:
                 result = self.library.summarize(topic, progress=progress)
         except CitelineError as exc:
-            render.errors.print(f"[red]error:[/] {render.escape(str(exc))}")
+            render.errors.print(f"[red]error:[/] {render.shown(str(exc))}")
             return True
         render.summary(result, "md", None)
         return True

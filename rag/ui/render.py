@@ -1,7 +1,9 @@
 """Terminal output: rich tables and panels for people, plain JSON for scripts.
 
 Everything the CLI shows goes through here, so the CLI stays a thin argument parser and the
-look of a source list is defined once for ``ask``, ``chat`` and ``search``.
+look of a source list is defined once for ``ask``, ``chat`` and ``search``. Text from paper files
+(and questions echoed back) is data: :func:`shown` strips what could drive the terminal, unwraps
+LaTeX into plain text and escapes rich markup; ``--json`` prints the original text.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rag.records import Answer, Hit, Paper
+from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
     from rag.answer.summarize import Summary
@@ -28,6 +31,11 @@ console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
+def shown(text: str) -> str:
+    """Corpus or user text as rich shows it literally: no control sequence, no markup, no LaTeX."""
+    return escape(printable(plain_text(text)))
+
+
 def print_json(data: Any) -> None:
     """JSON on stdout for scripts (nothing else goes there with --json)."""
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -35,7 +43,9 @@ def print_json(data: Any) -> None:
 
 def warn(message: str) -> None:
     """A warning on stderr, escaped so corpus text cannot inject markup."""
-    errors.print(f"[yellow]warning:[/] {escape(message)}", soft_wrap=True)  # one line, however long
+    errors.print(
+        f"[yellow]warning:[/] {escape(printable(message))}", soft_wrap=True
+    )  # one line, however long
 
 
 def ingest_report(report: IngestReport) -> None:
@@ -85,33 +95,42 @@ def ingest_interrupted() -> None:
     errors.print("interrupted: what was written is consistent; run the same ingest again to finish")
 
 
+# Widest an ID or source column gets in a table; longer values end in an ellipsis.
+ID_WIDTH = 40
+
+
 def papers_table(papers: list[Paper]) -> None:
     """IDs, labels, venue and ``file:line`` of papers."""
     table = Table(show_lines=False, box=None, pad_edge=False)
     for column in ("ID", "Label", "Venue", "Source"):
         table.add_column(
-            column, overflow="fold" if column == "Label" else "ellipsis", no_wrap=column != "Label"
+            column,
+            overflow="fold" if column == "Label" else "ellipsis",
+            no_wrap=column != "Label",
+            max_width=ID_WIDTH if column in ("ID", "Source") else None,
         )
     for paper in papers:
         venue = " ".join(str(x) for x in (paper.venue, paper.year) if x)
-        table.add_row(paper.id, escape(paper.display), venue, f"{paper.source}:{paper.line}")
+        table.add_row(
+            shown(paper.id), shown(paper.display), shown(venue), shown(f"{paper.source}:{paper.line}")
+        )
     console.print(table)
     console.print(f"[dim]{len(papers)} papers[/]")
 
 
 def paper_detail(paper: Paper) -> None:
     """One paper in full, with its provenance."""
-    console.print(f"[bold]{escape(paper.display)}[/]  [dim]{paper.id}[/]")
+    console.print(f"[bold]{shown(paper.display)}[/]  [dim]{shown(paper.id)}[/]")
     if paper.authors:
-        console.print(escape(", ".join(paper.authors)))
+        console.print(shown(", ".join(paper.authors)))
     meta = [
         " ".join(str(x) for x in (paper.venue, paper.year) if x),
         f"{paper.source}:{paper.line}",
         paper.url,
     ]
-    console.print("[dim]" + escape("  ·  ".join(m for m in meta if m)) + "[/]")
+    console.print("[dim]" + shown("  ·  ".join(m for m in meta if m)) + "[/]")
     console.print()
-    console.print(escape(paper.abstract), soft_wrap=False)
+    console.print(shown(paper.abstract), soft_wrap=False)
 
 
 def hits_table(hits: list[Hit], mode: str) -> None:
@@ -122,12 +141,15 @@ def hits_table(hits: list[Hit], mode: str) -> None:
     table = Table(box=None, pad_edge=False)
     for column in ("#", "Score", "Sim", "ID", "Label", "Source"):
         table.add_column(
-            column, overflow="fold" if column == "Label" else "ellipsis", no_wrap=column != "Label"
+            column,
+            overflow="fold" if column == "Label" else "ellipsis",
+            no_wrap=column != "Label",
+            max_width=ID_WIDTH if column in ("ID", "Source") else None,  # a 300-character id hides nothing
         )
     for n, hit in enumerate(hits, start=1):
         sim = "" if hit.similarity is None else f"{hit.similarity:.2f}"
-        table.add_row(str(n), f"{hit.score:.4f}", sim, hit.paper.id, escape(hit.paper.display),
-                      f"{hit.paper.source}:{hit.paper.line}")  # fmt: skip
+        table.add_row(str(n), f"{hit.score:.4f}", sim, shown(hit.paper.id), shown(hit.paper.display),
+                      shown(f"{hit.paper.source}:{hit.paper.line}"))  # fmt: skip
     console.print(table)
     console.print(f"[dim]mode: {mode}[/]")
 
@@ -182,7 +204,7 @@ def _table(header: list[str], rows: list[list[str]], title: str) -> None:
     for column in header:
         table.add_column(column, justify="left" if column in ("section", "config", "metric") else "right")
     for row in rows:
-        table.add_row(*(escape(str(c)) for c in row))
+        table.add_row(*(shown(str(c)) for c in row))
     console.print(table)
 
 
@@ -223,7 +245,7 @@ def comparison(rows: list[list[str]]) -> None:
 
 def stream_token(piece: str) -> None:
     """Print a piece of a streamed answer as it arrives."""
-    sys.stdout.write(piece)
+    sys.stdout.write(printable(piece))
     sys.stdout.flush()
 
 
@@ -232,7 +254,7 @@ def answer_footer(answer: Answer, streamed: bool) -> None:
     if streamed:
         sys.stdout.write("\n")
     else:
-        console.print(escape(answer.text))
+        console.print(shown(answer.text))
     if answer.withheld:
         warn(f"the model's draft was withheld ({answer.withheld})")
     if answer.invalid_keys:
@@ -246,7 +268,7 @@ def answer_footer(answer: Answer, streamed: bool) -> None:
     if answer.mode == "quoted":
         errors.print("[dim]quoted from the papers: the model did not answer, but this evidence does[/]")
     if streamed and answer.revised:
-        console.print(f"[dim]checked answer:[/] {escape(answer.text)}")
+        console.print(f"[dim]checked answer:[/] {shown(answer.text)}")
     if not answer.grounded:
         warn("this answer cites none of the retrieved papers: treat it as ungrounded")
     sources(answer)
@@ -256,13 +278,14 @@ def sources(answer: Answer) -> None:
     """The numbered sources of an answer (or the closest papers of an abstention)."""
     if answer.abstained and not answer.citations:
         if answer.retrieved:
-            console.print("[dim]Closest papers: " + ", ".join(h.paper.id for h in answer.retrieved) + "[/]")
+            console.print(
+                "[dim]Closest papers: " + shown(", ".join(h.paper.id for h in answer.retrieved)) + "[/]"
+            )
         return
     console.print()
     console.print("[bold]Sources[/]")
     for n, citation in enumerate(answer.citations, start=1):
         paper = citation.paper
-        console.print(
-            f" {n}. [{escape(citation.key)}] {escape(paper.display)}  [dim]{paper.source}:{paper.line}[/]"
-        )
+        where = shown(f"{paper.source}:{paper.line}")
+        console.print(f" {n}. [{shown(citation.key)}] {shown(paper.display)}  [dim]{where}[/]")
     console.print(f"[dim]{answer.model} · {answer.timings.get('total', 0):.1f}s[/]")

@@ -71,3 +71,50 @@ def test_injected_instructions_are_omitted_from_the_models_copy_but_research_tex
         "We say only a few words about the rules of Go.",
     ]:
         assert without_injections(text) == text
+
+
+HOSTILE = {
+    "id": "evil1",
+    "title": "Clear\x1b[2J\x1b[H screen \x1b]0;owned\x07 and \u202eesrever\u202c title",
+    "abstract": (
+        "We study watermarking of language model outputs, see [the docs](http://evil.example/steal), "
+        "\x1b[31mred\x1b[0m with \x9b1m C1 codes and a NUL \x00 here. "
+        "Our watermark detector reaches $\\textbf{14.94}$% lower error and <b>html</b>."
+    ),
+    "authors": ["Eve \x1b[5mBlink\x1b[0m"],
+}
+INJECTED = ("\x1b[2J", "\x1b[H", "\x1b]0;", "\x1b[31m", "\x1b[5m", "\x9b", "\x00", "\u202e", "\x1b]8;")
+
+
+def test_control_sequences_and_markdown_links_from_corpus_text_never_reach_the_terminal(tmp_path):
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data", collection="hostile")
+    path = tmp_path / "evil.jsonl"
+    path.write_text(json.dumps(HOSTILE) + "\n", encoding="utf-8")
+    assert run(["ingest", str(path), "-c", "hostile"], settings).returncode == 0
+    colour = {
+        "FORCE_COLOR": "1",
+        "COLUMNS": "200",
+    }  # rich writes escapes of its own, and links, to a terminal
+    commands = [
+        ["papers", "show", "evil1"],
+        ["papers", "list"],
+        ["search", "watermarking detector"],
+        ["ask", "What does the watermark detector reach?"],
+        ["summarize", "watermarking"],
+    ]
+    for command in commands:
+        result = run([*command, "-c", "hostile"], settings, extra_env=colour)
+        assert result.returncode == 0, (command, result.stderr)
+        for sequence in INJECTED:
+            assert sequence not in result.stdout + result.stderr, (command, sequence)
+    shown = run(["papers", "show", "evil1", "-c", "hostile"], settings, extra_env={"COLUMNS": "300"}).stdout
+    assert (
+        "14.94% lower error" in shown and "[the docs](http://evil.example/steal)" in shown
+    )  # plain, visible
+    summary = run(["summarize", "watermarking", "-c", "hostile"], settings, extra_env=colour).stdout
+    assert "http://evil.example/steal" in summary  # the address is shown as text, not hidden in a link
+    original = json.loads(run(["papers", "show", "evil1", "--json", "-c", "hostile"], settings).stdout)
+    assert original["title"] == HOSTILE["title"] and original["abstract"].startswith("We study")
+    assert "\x1b[31m" in original["abstract"]  # --json keeps the original text

@@ -35,3 +35,15 @@ def test_support_needs_the_words_and_every_number():
     assert supports("AdaSCALE outperforms OptFS by 14.94% on near-OOD datasets.", evidence)
     assert not supports("AdaSCALE outperforms OptFS by 19.94% on near-OOD datasets.", evidence)
     assert numbers_in("27,216 cases and 0.5 ms") == {"27216", "0.5"}
+
+
+def test_printable_removes_every_control_and_bidi_character_but_keeps_text_and_newlines():
+    from rag.text import printable
+
+    assert printable("a\x1b[2J\x1b]0;t\x07b\u202ec\u2066d\x00e\x9b1mf\x7f\tg\nh") == "a[2J]0;tbcde1mf\tg\nh"
+
+
+def test_markdown_literal_shows_links_emphasis_and_html_as_text():
+    from rag.text import markdown_literal
+
+    assert markdown_literal("see [x](http://e) *b* <i>") == "see \\[x\\](http://e) \\*b\\* \\<i\\>"
