@@ -6,6 +6,7 @@ that need them, so ``citeline --help`` answers at once.
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -256,7 +257,9 @@ def chat(
     from rag.ui.chat import ChatSession
 
     library = _library(_settings(config, collection=collection, llm=llm))
-    ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode).run()
+    code = ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode).run()
+    if code:
+        raise typer.Exit(code)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -282,11 +285,22 @@ def main() -> None:
     try:
         app()
     except CitelineError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        sys.exit(1)
+        _fail(str(exc))
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
+    except Exception as exc:  # a bug: still one line (CITELINE_DEBUG=1 shows the traceback)
+        if os.environ.get("CITELINE_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (set CITELINE_DEBUG=1 for the traceback)")
+
+
+def _fail(message: str) -> None:
+    """One ``error:`` line on stderr (see ``render.error``) and exit code 1."""
+    from rag.ui import render
+
+    render.error(message)
+    sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,44 @@
-"""The one exception type the CLI turns into a one-line message and a non-zero exit."""
+"""The one exception type the CLI turns into a one-line message and a non-zero exit.
+
+Every message is redacted (:func:`redact`): servers echo request headers in error bodies
+("Incorrect API key provided: Bearer sk-..."), and an error text must never carry a credential
+to the terminal, a log or a JSON report, whichever path (LLM, embeddings, Chroma) it came from.
+"""
+
+import re
+
+# Credentials as they appear in error bodies: Authorization headers, OpenAI-style keys, and
+# key=value / "key": "value" pairs whose name says secret.
+_SECRETS = [
+    re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}"),
+    re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{6,}"),
+    re.compile(
+        r"(?i)((?:api[_-]?key|access[_-]?token|token|secret|password|authorization)[\"']?\s*[:=]\s*[\"']?)"
+        r"[^\s\"',;}]{4,}"
+    ),
+]
+REDACTED = "[redacted]"
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with credentials replaced: the known ``secrets``, and anything shaped like one."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    text = _SECRETS[0].sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+    text = _SECRETS[1].sub(REDACTED, text)
+    return _SECRETS[2].sub(lambda m: m.group(1) + REDACTED, text)
 
 
 class CitelineError(Exception):
     """A user-facing failure: bad input, a missing model, an unreachable server.
 
     Raised instead of letting library exceptions escape, so that the CLI can print
-    ``error: <message>`` and exit non-zero without a traceback.
+    ``error: <message>`` and exit non-zero without a traceback. The message is redacted.
     """
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(redact(str(message)))
 
 
 class CitelineWarning(UserWarning):
@@ -21,4 +53,4 @@ def warn(message: str) -> None:
     """Issue a :class:`CitelineWarning`."""
     import warnings
 
-    warnings.warn(message, CitelineWarning, stacklevel=2)
+    warnings.warn(redact(message), CitelineWarning, stacklevel=2)

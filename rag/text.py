@@ -55,7 +55,9 @@ def plain_text(text: str) -> str:
 # C0 controls but tab and newline, DEL, C1 controls (0x9b is a one-byte CSI), and the invisible
 # bidirectional marks and overrides (U+202E shows what follows reversed).
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>!|#~])")
+# What makes Markdown act: escapes, code, emphasis, links and images, HTML, strikethrough. An
+# underscore inside a word (a file name) does nothing and stays as it is, readable in the raw file.
+_MARKDOWN = re.compile(r"([\\`*\[\]<>!~]|(?<!\w)_|_(?!\w))")
 
 
 def printable(text: str) -> str:

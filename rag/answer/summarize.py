@@ -30,6 +30,7 @@ from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import papers_on
 from rag.settings import Settings
 from rag.text import (
+    KEY_GROUP,
     RESEARCH_FILLER,
     STOP_WORDS,
     cited_sentences,
@@ -95,17 +96,17 @@ class Summary:
         lines = [
             f"# {md(self.topic)}: what the papers here cover",
             "",
-            md(self.lead) or "_No papers on this topic._",
+            md(self.lead, keep_keys=True) or "_No papers on this topic._",
             "",
         ]
         for theme in self.themes:
             lines += [f"## {md(theme.name)}", ""]
-            lines += [f"- **{md(n.paper.display)}**: {md(n.note)} \\[{n.key}\\]" for n in theme.notes]
+            lines += [f"- **{md(n.paper.display)}**: {md(n.note)} [{n.key}]" for n in theme.notes]
             lines.append("")
         if self.themes:
             lines += ["## Papers covered", ""]
             lines += [
-                f"- \\[{n.key}\\] {md(n.paper.display)} ({md(n.paper.source)}:{n.paper.line})"
+                f"- [{n.key}] {md(n.paper.display)} ({md(n.paper.source)}:{n.paper.line})"
                 for n in self.papers
             ]
             lines.append("")
@@ -131,9 +132,15 @@ class Summary:
         }
 
 
-def md(text: str) -> str:
-    """Corpus-derived text as literal Markdown, LaTeX unwrapped to plain text."""
-    return markdown_literal(plain_text(text))
+def md(text: str, keep_keys: bool = False) -> str:
+    """Corpus-derived text as literal Markdown, LaTeX unwrapped; ``keep_keys`` leaves ``[KEY]`` as is.
+
+    A bracketed key not followed by ``(`` is no link, so citations stay readable in the raw file.
+    """
+    if not keep_keys:
+        return markdown_literal(plain_text(text))
+    parts = KEY_GROUP.split(text)  # text, key group, text, ...
+    return "".join(f"[{p}]" if i % 2 else markdown_literal(plain_text(p)) for i, p in enumerate(parts))
 
 
 def fully_cited(text: str, keys: dict) -> bool:

@@ -51,6 +51,19 @@ class Problem:
         return f"{where}: {self.message}"
 
 
+class SourceError(CitelineError):
+    """A whole file that cannot be read as a paper list, with the line where that showed, if any."""
+
+    def __init__(self, path: Path, message: str, line: int | None = None) -> None:
+        super().__init__(f"{path}:{line}: {message}" if line is not None else f"{path}: {message}")
+        self.line, self.message = line, message
+
+
+def _json_message(exc: json.JSONDecodeError) -> str:
+    """json's message completed with its column ("Unterminated string starting at" says no more)."""
+    return f"malformed JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """A file to ingest and its key: the path relative to the folder it was found in."""
@@ -97,27 +110,27 @@ def _format_of(path: Path) -> str:
     for suffix in SUFFIXES:
         if name.endswith(suffix):
             return suffix.lstrip(".").replace("ndjson", "jsonl")
-    raise CitelineError(f"{path}: unsupported file type (expected {', '.join(SUFFIXES)}, optionally .gz)")
+    raise SourceError(path, f"unsupported file type (expected {', '.join(SUFFIXES)}, optionally .gz)")
 
 
 def _read_text(path: Path) -> str:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise CitelineError(f"{path}: cannot read ({exc.strerror})") from None
+        raise SourceError(path, f"cannot read ({exc.strerror})") from None
     if path.name.lower().endswith(".gz"):
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
-            raise CitelineError(f"{path}: not a valid gzip file ({exc})") from None
+            raise SourceError(path, f"not a valid gzip file ({exc})") from None
     if b"\x00" in raw[:8192]:
-        raise CitelineError(f"{path}: binary file, not a paper list")
+        raise SourceError(path, "binary file, not a paper list")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise CitelineError(
-            f"{path}:{line}: not UTF-8 text (byte {exc.start}); re-save the file as UTF-8"
+        raise SourceError(
+            path, f"not UTF-8 text (byte {exc.start}); re-save the file as UTF-8", line
         ) from None
 
 
@@ -182,18 +195,18 @@ def _records_jsonl(text: str) -> Iterator[tuple[int, Any]]:
             try:
                 yield lineno, json.loads(line)
             except json.JSONDecodeError as exc:
-                yield lineno, CitelineError(f"malformed JSON ({exc.msg})")
+                yield lineno, CitelineError(_json_message(exc))
 
 
 def _records_json(path: Path, text: str) -> Iterator[tuple[int, Any]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CitelineError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+        raise SourceError(path, _json_message(exc), exc.lineno) from None
     if isinstance(data, dict):
         data = data.get("papers", data.get("data"))
     if not isinstance(data, list):
-        raise CitelineError(f'{path}: expected a JSON array of papers (or {{"papers": [...]}})')
+        raise SourceError(path, 'expected a JSON array of papers (or {"papers": [...]})')
     # json.loads forgets positions; report the record's 1-based index, the closest we can say.
     yield from enumerate(data, start=1)
 
@@ -217,7 +230,7 @@ def _records_csv(path: Path, text: str) -> Iterator[tuple[int, Any]]:
     try:
         reader.fieldnames  # noqa: B018 - reads the header row
     except csv.Error as exc:
-        raise CitelineError(f"{path}:1: malformed CSV header ({exc})") from None
+        raise SourceError(path, f"malformed CSV header ({exc})", 1) from None
     end = consumed
     while True:
         try:
@@ -294,6 +307,8 @@ def parse_source(path: Path, key: str | None = None) -> ParsedSource:
     kind = _format_of(path)
     text = _read_text(path)
     result = ParsedSource(path=path, key=key or path.name)
+    if not text.strip():
+        return result  # empty: no papers, and no parse error to report
     if kind == "txt":
         _parse_txt(path, text, result)
     else:

@@ -26,11 +26,11 @@ from pathlib import Path
 
 from rag.errors import CitelineError, warn
 from rag.index.chunking import chunk_paper, paper_hash
-from rag.index.corpus import ParsedSource, Problem, SourceFile, expand_paths, parse_source
+from rag.index.corpus import ParsedSource, Problem, SourceError, SourceFile, expand_paths, parse_source
 from rag.index.embedding_cache import CachedEmbedder, EmbeddingCache
 from rag.index.embeddings import make_embedder
 from rag.index.lexical import collection_lock, lexical_index
-from rag.index.store import PaperState, Store
+from rag.index.store import PaperState, Store, check_data_dir
 from rag.records import Chunk
 from rag.resources import bundled_corpus
 from rag.settings import DEFAULT_COLLECTION, Settings
@@ -188,7 +188,6 @@ def _sync_file(
 ) -> set[str]:
     """Queue what changed in one file for writing; returns the IDs the file still holds."""
     report = writer.report
-    report.files += 1
     report.problems.extend(parsed.problems)
     report.skipped += sum(1 for p in parsed.problems if p.line is not None and p.skipped)
     progress("total", len(parsed.papers), parsed.name)
@@ -229,6 +228,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
 
     started = time.perf_counter()
     _single_collection(settings)
+    check_data_dir(settings)
     report = IngestReport()
     files = expand_paths(paths)
     lock = collection_lock(settings)
@@ -251,6 +251,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
         lexical.mark_dirty()
         run = _Run(store.paper_states())
         writer = _Writer(store, embedder, report)
+        report.files = len(files)
         for file in files:
             key = run.key_for(file)
             if key is None:
@@ -258,9 +259,11 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
                 continue
             try:
                 parsed = parse_source(file.path, key)
-            except CitelineError as exc:
-                report.problems.append(Problem(key, None, str(exc).removeprefix(f"{file.path}: ")))
+            except SourceError as exc:
+                report.problems.append(Problem(key, exc.line, exc.message))
                 continue
+            if not parsed.papers and not parsed.problems:
+                report.problems.append(Problem(key, None, "holds no papers", skipped=False))
             owned = run.owned(key, file)
             seen = _sync_file(parsed, owned, run, settings, writer, progress)
             gone = owned - seen

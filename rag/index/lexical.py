@@ -112,6 +112,8 @@ class LexicalIndex:
         if not ids:
             return None, ids
         tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
+        if not tokens.vocab:
+            return None, ids  # nothing but stop words and one-letter tokens: no term to match
         retriever = bm25s.BM25()
         retriever.index(tokens, show_progress=False)
         return retriever, ids
@@ -151,7 +153,8 @@ class LexicalIndex:
                 if _digest(self.directory / name) != digest:
                     raise DamagedIndex(name)
             self._ids = json.loads((self.directory / "ids.json").read_text())
-            self._retriever = bm25s.BM25.load(str(self.directory), show_progress=False) if self._ids else None
+            saved = (self.directory / "params.index.json").is_file()
+            self._retriever = bm25s.BM25.load(str(self.directory), show_progress=False) if saved else None
         self._loaded = True
 
     def load(self) -> bool:

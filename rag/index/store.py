@@ -45,6 +45,26 @@ def _server_url(settings: Settings) -> str:
     return (url if "://" in url else f"http://{url}").rstrip("/")
 
 
+def check_data_dir(settings: Settings) -> None:
+    """Fail in one line when the data dir cannot be written (every command keeps state there).
+
+    Locks, BM25 indexes, the embedding cache and embedded Chroma's SQLite all write under it; a
+    read-only directory would otherwise end in whichever of them tried first, as a traceback.
+    """
+    import tempfile
+
+    directory = settings.data_dir
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise CitelineError(
+            f"cannot write to the data directory {directory} ({exc.strerror or exc}); "
+            "make it writable or set CITELINE_DATA_DIR to another directory"
+        ) from None
+
+
 def connect(settings: Settings):
     """A Chroma client: embedded ``PersistentClient``, or ``HttpClient`` for ``chroma_url``.
 
@@ -55,6 +75,7 @@ def connect(settings: Settings):
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
+    check_data_dir(settings)
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if not settings.chroma_url:
         settings.index_dir.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,7 @@ class ChatSession:
         self.k, self.mode = k, mode
         self.turns: list[Turn] = []
         self.last: Answer | None = None
+        self.failures = 0
 
     def lines(self) -> Iterator[str]:
         """Input lines: prompt_toolkit on a terminal (history kept), else stdin line by line."""
@@ -71,7 +72,7 @@ class ChatSession:
                 line, self.turns, k=self.k, mode=self.mode, on_token=render.stream_token
             )
         except CitelineError as exc:
-            render.errors.print(f"[red]error:[/] {render.shown(str(exc))}")
+            self._error(exc)
             return True
         render.answer_footer(answer, streamed=True)
         self.last = answer
@@ -132,15 +133,21 @@ class ChatSession:
             with render.summary_progress() as progress:
                 result = self.library.summarize(topic, progress=progress)
         except CitelineError as exc:
-            render.errors.print(f"[red]error:[/] {render.shown(str(exc))}")
+            self._error(exc)
             return True
         render.summary(result, "md", None)
         return True
 
-    def run(self) -> None:
-        """Read and answer until /exit or end of input."""
+    def _error(self, exc: CitelineError) -> None:
+        """Show a failed question's error and go on; a script reading the exit code learns of it."""
+        self.failures += 1
+        render.errors.print(f"[red]error:[/] {render.shown(str(exc))}", soft_wrap=True)
+
+    def run(self) -> int:
+        """Read and answer until /exit or end of input; the exit code (1 if a piped question failed)."""
         if sys.stdin.isatty():
             render.console.print(f"citeline chat · {self.library.llm.name} · /help for commands")
         for line in self.lines():
             if not self.handle(line):
                 break
+        return 1 if self.failures and not sys.stdin.isatty() else 0

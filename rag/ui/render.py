@@ -20,6 +20,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.table import Table
 
+from rag.errors import redact
 from rag.records import Answer, Hit, Paper
 from rag.text import plain_text, printable
 
@@ -39,6 +40,21 @@ def shown(text: str) -> str:
 def print_json(data: Any) -> None:
     """JSON on stdout for scripts (nothing else goes there with --json)."""
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def error(message: str) -> None:
+    """A failure as one ``error:`` line on stderr: no control characters, no credential.
+
+    Error texts may quote servers that echo request headers; the values of ``*_KEY``, ``*_TOKEN``
+    and similar environment variables are removed as well as anything shaped like a key.
+    """
+    import os
+
+    secrets = tuple(
+        v for k, v in os.environ.items() if k.endswith(("_KEY", "_TOKEN", "_SECRET", "_PASSWORD"))
+    )
+    line = " ".join(printable(redact(message, secrets)).split())
+    sys.stderr.write(f"error: {line}\n")
 
 
 def warn(message: str) -> None:

@@ -9,13 +9,8 @@ import time
 
 
 def run(args, settings, stdin=None, extra_env=None, timeout=600):
-    env = {
-        **os.environ,
-        "CITELINE_DATA_DIR": str(settings.data_dir),
-        "CITELINE_LLM": "none",
-        **(extra_env or {}),
-    }
-    env.pop("OPENAI_API_KEY", None)
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}  # the tests' own keys only
+    env.update({"CITELINE_DATA_DIR": str(settings.data_dir), "CITELINE_LLM": "none", **(extra_env or {})})
     return subprocess.run(
         ["citeline", *args], input=stdin, capture_output=True, text=True, env=env, timeout=timeout
     )

@@ -170,5 +170,5 @@ def test_an_empty_list_is_one_clear_error(tmp_path, seed_settings):
     result = run(["ingest", str(empty), "--collection", "empty-list"], seed_settings)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "error: nothing could be ingested: the files hold no papers"
+        "error: nothing could be ingested: empty.jsonl: holds no papers"
     ]

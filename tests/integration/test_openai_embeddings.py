@@ -80,3 +80,44 @@ def test_unreachable_embedding_server_is_a_clear_error():
     embedder._client = embedder._client.with_options(max_retries=0)
     with pytest.raises(CitelineError, match="embedding request failed"):
         embedder.embed_documents(["x"])
+
+
+class _EchoingHandler(BaseHTTPRequestHandler):
+    """A server that rejects the key and echoes the Authorization header back, as some do."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        header = self.headers["Authorization"]
+        message = f"Incorrect API key provided: {header}. api_key={header.removeprefix('Bearer ')}"
+        payload = json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_an_embedding_server_echoing_the_api_key_never_gets_it_printed(tmp_path):
+    from rag.settings import Settings
+
+    from .test_cli import run
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoingHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    secret = "sk-test-SENTINEL-echo-4242"
+    lists = tmp_path / "p.jsonl"
+    lists.write_text(json.dumps({"id": "a", "abstract": "Graph networks for molecules."}) + "\n")
+    env = {"OPENAI_API_KEY": secret, "CITELINE_EMBEDDING": "openai:m",
+           "CITELINE_LLM_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1"}  # fmt: skip
+    try:
+        for args in (["ingest", str(lists), "-c", "echo"], ["ingest", str(lists), "-c", "echo", "--json"]):
+            result = run(args, Settings(data_dir=tmp_path / "data"), extra_env=env)
+            assert result.returncode == 1 and secret not in result.stdout + result.stderr
+            assert "SENTINEL" not in result.stderr and "Traceback" not in result.stderr
+            assert result.stderr.startswith("error: embedding request failed: AuthenticationError")
+            assert "[redacted]" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    finally:
+        server.shutdown()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from rag.index.ingest import ingest
 
@@ -118,3 +119,107 @@ def test_control_sequences_and_markdown_links_from_corpus_text_never_reach_the_t
     original = json.loads(run(["papers", "show", "evil1", "--json", "-c", "hostile"], settings).stdout)
     assert original["title"] == HOSTILE["title"] and original["abstract"].startswith("We study")
     assert "\x1b[31m" in original["abstract"]  # --json keeps the original text
+
+
+def _read_only_mount_works() -> bool:
+    import shutil
+    import subprocess
+
+    if not shutil.which("unshare"):
+        return False
+    probe = "mount --bind /tmp /tmp && mount -o remount,ro,bind /tmp && ! touch /tmp/.citeline-ro-probe"
+    return subprocess.run(["unshare", "-m", "sh", "-c", probe], capture_output=True).returncode == 0
+
+
+def test_a_read_only_data_dir_is_one_line_naming_it_for_every_command(seed_settings, tmp_path):
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if not _read_only_mount_works():
+        pytest.skip("needs unshare and mount (a private read-only bind mount)")
+    data = tmp_path / "ro"
+    shutil.copytree(seed_settings.data_dir, data)
+    for command in (
+        ["search", "watermarking"],
+        ["ask", "What is AdaSCALE?"],
+        ["ingest", str(tmp_path)],
+        ["papers", "list"],
+    ):
+        script = f'mount --bind {data} {data} && mount -o remount,ro,bind {data} && exec citeline "$@"'
+        env = {**os.environ, "CITELINE_DATA_DIR": str(data), "CITELINE_LLM": "none"}
+        result = subprocess.run(
+            ["unshare", "-m", "sh", "-c", script, "sh", *command], capture_output=True, text=True, env=env
+        )
+        assert result.returncode == 1, (command, result.stderr)
+        assert result.stderr.strip().splitlines() == [
+            f"error: cannot write to the data directory {data} (Read-only file system); "
+            "make it writable or set CITELINE_DATA_DIR to another directory"
+        ], command
+
+
+def test_out_of_range_options_and_settings_are_one_line_errors_and_touch_nothing_outside(
+    seed_settings, tmp_path
+):
+    outside = tmp_path / "escape"
+    for args, env, message in [
+        (["search", "x", "-c", f"../../../../..{outside}"], {}, "error: bad collection name"),
+        (["search", "x", "-c", "a..b"], {}, "error: bad collection name 'a..b'"),
+        (["ingest", str(tmp_path), "-c", "../x"], {}, "error: bad collection name '../x'"),
+        (["search", "x"], {"CITELINE_TOP_K": "0"}, "error: CITELINE_TOP_K: top_k must be"),
+        (["search", "x"], {"CITELINE_MIN_SIMILARITY": "nan"}, "error: CITELINE_MIN_SIMILARITY:"),
+        (["search", "x"], {"CITELINE_CHUNK_TOKENS": "0"}, "error: CITELINE_CHUNK_TOKENS:"),
+        (["search", "x"], {"CITELINE_CHROMA_TIMEOUT": "-1"}, "error: CITELINE_CHROMA_TIMEOUT:"),
+    ]:  # fmt: skip
+        result = run(args, seed_settings, extra_env=env)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 1 and len(lines) == 1 and lines[0].startswith(message), (
+            args,
+            result.stderr,
+        )
+    assert not list(tmp_path.rglob("*.lock")) and not outside.exists()
+    for k in ("-1", "0"):
+        result = run(["search", "x", "-k", k], seed_settings)
+        assert result.returncode == 2 and "Invalid value for '-k'" in result.stderr
+
+
+def test_a_piped_chat_whose_question_fails_exits_non_zero(seed_settings):
+    env = {"CITELINE_LLM": "openai", "CITELINE_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+           "CITELINE_LLM_MODEL": "m", "CITELINE_LLM_RETRIES": "0", "CITELINE_LLM_TIMEOUT": "3"}  # fmt: skip
+    result = run(["chat"], seed_settings, stdin="By how much does AdaSCALE beat OptFS?\n", extra_env=env)
+    assert result.returncode == 1 and "error: cannot reach the LLM" in result.stderr
+    fine = run(["chat"], seed_settings, stdin="By how much does AdaSCALE beat OptFS?\n")
+    assert fine.returncode == 0
+
+
+def test_a_300_character_id_leaves_every_column_visible(tmp_path):
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data")
+    path = tmp_path / "long.jsonl"
+    long_id = "x" * 199
+    path.write_text(
+        json.dumps({"id": long_id, "title": "Graph watermarks", "abstract": "Watermarking graph data."})
+        + "\n"
+    )
+    assert run(["ingest", str(path), "-c", "longid"], settings).returncode == 0
+    table = run(
+        ["search", "watermarking graph data", "-c", "longid"], settings, extra_env={"COLUMNS": "100"}
+    ).stdout
+    assert "Graph watermarks" in table and "long.jsonl:1" in table and "0.0" in table
+
+
+def test_an_ingest_report_counts_every_file_and_says_what_was_wrong_with_each(seed_settings, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "good.jsonl").write_text(json.dumps({"id": "g1", "abstract": "Graph networks."}) + "\n")
+    (folder / "empty.jsonl").write_text("")
+    (folder / "bad.json").write_text('[{"abstract": "unterminated}]')
+    result = run(["ingest", str(folder), "-c", "counted", "--json"], seed_settings)
+    report = json.loads(result.stdout)
+    assert report["files"] == 3 and report["added"] == 1
+    assert sorted(report["problems"]) == [
+        "bad.json:1: malformed JSON (Unterminated string starting at column 15)",
+        "empty.jsonl: holds no papers",
+    ]
