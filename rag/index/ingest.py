@@ -18,8 +18,11 @@ files of one run is kept from the first and reported at the second.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,8 +86,14 @@ def _single_collection(settings: Settings) -> None:
 class _Writer:
     """Buffers chunks so that embedding runs in batches, and writes each batch as it fills."""
 
-    def __init__(self, store: Store, embedder: CachedEmbedder, report: IngestReport) -> None:
-        self.store, self.embedder, self.report = store, embedder, report
+    def __init__(
+        self,
+        store: Store,
+        embedder: CachedEmbedder,
+        report: IngestReport,
+        renew: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.store, self.embedder, self.report, self.renew = store, embedder, report, renew
         self.pending: list[Chunk] = []
         self.stale: list[str] = []
         self.stored: set[str] = set()  # queued chunk IDs the store already holds
@@ -110,6 +119,7 @@ class _Writer:
         if self.stale:
             self.store.delete(self.stale)
             self.stale = []
+        self.renew()
 
     def _vectors(self, chunks: list[Chunk]) -> list:
         """The store's vector where a chunk's text is unchanged (a metadata or layout change), else embed."""
@@ -222,6 +232,55 @@ def _sync_file(
     return seen
 
 
+def _ingest_files(
+    files: list[SourceFile], run: _Run, writer: _Writer, settings: Settings, progress: Progress
+) -> None:
+    """Sync each file with the index: its key, its papers, the ones it no longer holds."""
+    report = writer.report
+    report.files = len(files)
+    for file in files:
+        key = run.key_for(file)
+        if key is None:
+            report.problems.append(Problem(file.key, None, "every key for this file is taken; skipped"))
+            continue
+        try:
+            parsed = parse_source(file.path, key)
+        except SourceError as exc:
+            report.problems.append(Problem(key, exc.line, exc.message))
+            continue
+        if not parsed.papers and not parsed.problems:
+            report.problems.append(Problem(key, None, "holds no papers", skipped=False))
+        owned = run.owned(key, file)
+        seen = _sync_file(parsed, owned, run, settings, writer, progress)
+        gone = owned - seen
+        for paper_id in gone:
+            writer.add((), run.states.pop(paper_id).chunk_ids)
+        report.removed += len(gone)
+        writer.flush()
+
+
+class _Lease:
+    """This process's ingest lease on a server collection (machines share no lock file).
+
+    Taken before the first write, renewed after a batch once a quarter of its time has passed, so
+    a crashed ingest frees the collection after :attr:`SECONDS` at most.
+    """
+
+    SECONDS = 600.0
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.holder = f"{socket.gethostname()} pid {os.getpid()}#{uuid.uuid4().hex[:8]}"
+        store.claim_ingest(self.holder, self.SECONDS)
+        self.renewed = time.monotonic()
+
+    def renew(self) -> None:
+        """Extend the lease when it is due."""
+        if time.monotonic() - self.renewed > self.SECONDS / 4:
+            self.store.claim_ingest(self.holder, self.SECONDS)
+            self.renewed = time.monotonic()
+
+
 def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) -> IngestReport:
     """Bring the collection in line with ``paths``. Raises only if nothing at all could be read."""
     from filelock import Timeout
@@ -245,36 +304,22 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
         store = Store(settings)
         store.open(embedder.name, create=True)
         lexical = lexical_index(settings)
-        lexical_was_current = lexical.is_current(store.count()) and lexical.load()
+        lexical_was_current = lexical.is_current(store.count(), store.generation) and lexical.load()
         if lexical.damaged:
             warn(f"the BM25 index of collection {settings.collection!r} was damaged; rebuilding it")
         lexical.mark_dirty()
-        run = _Run(store.paper_states())
-        writer = _Writer(store, embedder, report)
-        report.files = len(files)
-        for file in files:
-            key = run.key_for(file)
-            if key is None:
-                report.problems.append(Problem(file.key, None, "every key for this file is taken; skipped"))
-                continue
-            try:
-                parsed = parse_source(file.path, key)
-            except SourceError as exc:
-                report.problems.append(Problem(key, exc.line, exc.message))
-                continue
-            if not parsed.papers and not parsed.problems:
-                report.problems.append(Problem(key, None, "holds no papers", skipped=False))
-            owned = run.owned(key, file)
-            seen = _sync_file(parsed, owned, run, settings, writer, progress)
-            gone = owned - seen
-            for paper_id in gone:
-                writer.add((), run.states.pop(paper_id).chunk_ids)
-            report.removed += len(gone)
-            writer.flush()
+        lease = _Lease(store) if settings.chroma_url else None
+        try:
+            writer = _Writer(store, embedder, report, renew=lease.renew if lease else lambda: None)
+            _ingest_files(files, _Run(store.paper_states()), writer, settings, progress)
+        finally:
+            changed = bool(report.chunks_written or report.removed)
+            with contextlib.suppress(CitelineError):  # never hide the error that ended the ingest
+                store.finish_ingest(lease.holder if lease else None, changed)
         if store.created and not report.papers_ingested:
             store.drop()  # a failed first ingest leaves no empty collection behind
             lexical.clear_dirty()
-        elif lexical_was_current and not report.chunks_written and not report.removed:
+        elif lexical_was_current and not changed:
             lexical.clear_dirty()  # nothing was written: the saved BM25 index still matches
         else:
             lexical.rebuild(store)

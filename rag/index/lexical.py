@@ -81,8 +81,10 @@ class LexicalIndex:
             raise DamagedIndex(str(exc)) from None
         return manifest
 
-    def is_current(self, chunk_count: int) -> bool:
-        """Saved, not dirty, built from ``chunk_count`` chunks, and every file of its full size.
+    def is_current(self, chunk_count: int, generation: str | None = None) -> bool:
+        """Saved, not dirty, built from ``chunk_count`` chunks of the store's ``generation`` (see
+        :attr:`Store.generation`: an equal-count change by another machine shows there), and every
+        file of its full size.
 
         A damaged index sets :attr:`damaged` (an index saved before manifests listed files is
         merely out of date).
@@ -90,7 +92,8 @@ class LexicalIndex:
         if self._dirty_marker.exists() or not self.directory.is_dir():
             return False
         try:
-            return self._manifest().get("count") == chunk_count
+            manifest = self._manifest()
+            return manifest.get("count") == chunk_count and manifest.get("generation") == generation
         except DamagedIndex:
             self.damaged = not self._old_format()
             return False
@@ -120,6 +123,7 @@ class LexicalIndex:
 
     def rebuild(self, store: Store) -> int:
         """Index every chunk in ``store``, save it, and clear the dirty mark."""
+        generation = store.generation  # before reading: a later change must not look included
         retriever, ids = self._build(store)
         with self._lock():
             tmp = Path(tempfile.mkdtemp(prefix=self.directory.name + ".tmp-", dir=self.directory.parent))
@@ -127,7 +131,8 @@ class LexicalIndex:
                 retriever.save(str(tmp), show_progress=False)
             (tmp / "ids.json").write_text(json.dumps(ids))
             files = {p.name: [p.stat().st_size, _digest(p)] for p in sorted(tmp.iterdir())}
-            (tmp / "citeline.json").write_text(json.dumps({"count": len(ids), "files": files}))
+            manifest = {"count": len(ids), "generation": generation, "files": files}
+            (tmp / "citeline.json").write_text(json.dumps(manifest))
             old = self.directory.with_name(self.directory.name + ".old")
             shutil.rmtree(old, ignore_errors=True)
             if self.directory.exists():
@@ -219,7 +224,7 @@ def query_lexical_index(settings: Settings, store: Store) -> LexicalIndex:
     from filelock import Timeout
 
     lexical = lexical_index(settings)
-    if lexical.is_current(store.count()) and lexical.load():
+    if lexical.is_current(store.count(), store.generation) and lexical.load():
         return lexical
     if lexical.damaged:
         warn(f"the BM25 index of collection {settings.collection!r} was damaged; rebuilt it from the store")

@@ -21,6 +21,9 @@ from rag.records import Chunk, Paper
 from rag.settings import Settings
 
 PAGE = 5000
+# Collection metadata keys citeline writes besides the embedding model (see Store.finish_ingest).
+GENERATION = "citeline_generation"
+LEASE = "citeline_ingest"
 
 
 @dataclass
@@ -226,6 +229,64 @@ class Store:
         """Delete the collection (an ingest that created it and then found nothing to write)."""
         self.client.delete_collection(self.name)
         self._collection = None
+
+    @property
+    def generation(self) -> str | None:
+        """A token that changes with every ingest that wrote the collection (None before the first).
+
+        Chunk counts alone miss a change that keeps the count (another machine rewrote one paper);
+        a client compares this token with the one its BM25 index was built from.
+        """
+        return (self.collection.metadata or {}).get(GENERATION)
+
+    @_server_errors
+    def _fresh_metadata(self) -> dict:
+        """The collection's metadata as the server holds it now (another machine may have changed it)."""
+        latest = self.client.get_collection(self.name, embedding_function=None)
+        return dict(latest.metadata or {})
+
+    @_server_errors
+    def _set_metadata(self, metadata: dict) -> None:
+        # modify() replaces the metadata; Chroma refuses hnsw keys after creation (the space stays).
+        kept = {k: v for k, v in metadata.items() if not k.startswith("hnsw:") and v is not None}
+        self.collection.modify(metadata=kept)
+        self._collection = self.client.get_collection(self.name, embedding_function=None)
+
+    def claim_ingest(self, holder: str, seconds: float) -> None:
+        """Take the collection's ingest lease, or fail naming who holds it.
+
+        Machines sharing a Chroma server have no common lock file. The lease lives in the collection
+        metadata with an expiry (renewed while the ingest runs, so a crashed ingest frees it):
+        best effort, as Chroma has no compare-and-set, so the claim is read back before it counts.
+        """
+        import time
+
+        for attempt in range(2):
+            current = self._fresh_metadata()
+            held = str(current.get(LEASE) or "")
+            other, _, expires = held.rpartition("|")
+            if other and other != holder and float(expires or 0) > time.time():
+                when = time.strftime("%H:%M:%S", time.localtime(float(expires)))
+                raise CitelineError(
+                    f"collection {self.name!r} is being ingested by {other.split('#')[0]} "
+                    f"(lease until {when}); wait for it to finish"
+                )
+            if attempt == 0:
+                self._set_metadata(dict(current, **{LEASE: f"{holder}|{time.time() + seconds:.0f}"}))
+                time.sleep(0.2)
+
+    def finish_ingest(self, holder: str | None, changed: bool) -> None:
+        """Release the lease (if held) and, when the ingest changed anything, a new generation."""
+        import uuid
+
+        current = self._fresh_metadata()
+        if holder and str(current.get(LEASE) or "").startswith(holder + "|"):
+            current.pop(LEASE)
+        elif not changed:
+            return
+        if changed:
+            current[GENERATION] = uuid.uuid4().hex
+        self._set_metadata(current)
 
     @property
     def collection(self):

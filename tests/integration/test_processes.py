@@ -24,6 +24,7 @@ from rag.resources import bundled_corpus
 from rag.retrieval.retriever import Retriever
 
 from .test_cli import run
+from .test_store_ingest import bm25_is_current
 
 COPIES = 5
 
@@ -84,7 +85,7 @@ def _assert_consistent(settings, papers: int) -> None:
     for paper_id, state in states.items():
         assert len(state.hashes) == 1 and state.is_complete(paper_id, next(iter(state.hashes))), paper_id
     assert store.count() == sum(len(s.chunk_ids) for s in states.values())
-    assert lexical_index(settings).is_current(store.count())
+    assert bm25_is_current(settings)
 
 
 @pytest.mark.parametrize("stop", ["kill", "ctrl-c"])
@@ -147,7 +148,7 @@ def test_a_query_during_an_ingest_answers_and_leaves_the_ingests_dirty_mark(stor
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)[0]["id"] == "003-01"
         if process.poll() is None:  # still writing: the reader must not have declared BM25 current
-            assert not lexical_index(store_settings).is_current(Store(store_settings).open(MINILM).count())
+            assert not bm25_is_current(store_settings)
     finally:
         assert process.wait(timeout=300) == 0, process.communicate()
     _assert_consistent(store_settings, 57 + 57 * COPIES)

@@ -12,6 +12,7 @@ from rag.index.ingest import ingest
 from rag.index.store import Store
 
 from .test_cli import run
+from .test_store_ingest import bm25_is_current
 
 
 def _store(settings) -> Store:
@@ -153,7 +154,7 @@ def test_a_damaged_bm25_index_is_found_and_rebuilt_by_queries_and_by_ingest(tmp_
     (directory / "data.csc.index.npy").write_bytes(b"")  # emptied: numpy would raise EOFError
     assert [h.paper.id for h in Retriever(settings).search(query, mode="bm25")] == before
     assert any(issubclass(w.category, CitelineWarning) and "damaged" in str(w.message) for w in recwarn)
-    assert lexical_index(settings).is_current(_store(settings).count())
+    assert bm25_is_current(settings)
     vocab = directory / "vocab.index.json"
     vocab.write_bytes(vocab.read_bytes()[: vocab.stat().st_size // 2])  # truncated
     again = ingest(bundled_corpus(), settings)
@@ -193,3 +194,57 @@ def test_an_emptied_bm25_file_gives_a_warning_and_results_not_aborted(tmp_path):
     result = run(["search", "AdaSCALE OptFS", "--json"], settings)
     assert result.returncode == 0 and json.loads(result.stdout)[0]["id"] == "000-02"
     assert result.stderr.startswith("warning: the BM25 index of collection 'default' was damaged")
+
+
+def test_another_machines_equal_count_change_to_a_server_collection_is_seen_by_bm25(
+    tmp_path, chroma_server_url
+):
+    import uuid
+
+    from rag.retrieval.retriever import Retriever
+    from rag.settings import Settings
+
+    name = f"t{uuid.uuid4().hex[:10]}"
+    machine_a = Settings(data_dir=tmp_path / "a", chroma_url=chroma_server_url, collection=name, llm="none")
+    machine_b = machine_a.replace(data_dir=tmp_path / "b")
+    path = tmp_path / "list.jsonl"
+    _write(
+        path,
+        [
+            {"id": "p1", "abstract": "Graph networks for molecules."},
+            {"id": "p2", "abstract": "Audio models."},
+        ],
+    )
+    ingest([path], machine_a)
+    assert [h.paper.id for h in Retriever(machine_b).search("molecules", mode="bm25")] == ["p1"]
+    _write(
+        path,
+        [{"id": "p1", "abstract": "Graph networks for zeolites."}, {"id": "p2", "abstract": "Audio models."}],
+    )
+    ingest([path], machine_a)  # same chunk count, other text
+    assert [h.paper.id for h in Retriever(machine_b).search("zeolites", mode="bm25")] == ["p1"]
+
+
+def test_a_second_machine_cannot_ingest_a_server_collection_while_another_holds_its_lease(
+    tmp_path, chroma_server_url
+):
+    import uuid
+
+    import pytest
+
+    from rag.errors import CitelineError
+    from rag.settings import Settings
+
+    settings = Settings(
+        data_dir=tmp_path / "b", chroma_url=chroma_server_url, collection=f"t{uuid.uuid4().hex[:10]}"
+    )
+    path = tmp_path / "list.jsonl"
+    _write(path, [{"id": "p1", "abstract": "Graph networks for molecules."}])
+    ingest([path], settings)
+    other = _store(settings)
+    other.claim_ingest("host-a pid 7#abc", 600)  # machine A, mid-ingest
+    with pytest.raises(CitelineError, match="is being ingested by host-a pid 7 \\(lease until"):
+        ingest([path], settings)
+    other.claim_ingest("host-a pid 7#abc", -1)  # A crashed: its lease ran out
+    assert ingest([path], settings).unchanged == 1
+    assert "citeline_ingest" not in (_store(settings).collection.metadata or {})
