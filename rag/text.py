@@ -10,6 +10,25 @@ from __future__ import annotations
 import functools
 import re
 
+from rag.errors import CitelineError
+
+# --- input ---------------------------------------------------------------------------------
+
+# Longest question, query or topic accepted: far beyond any real question, and short enough that
+# the prompt built around it always fits the model's context.
+MAX_QUERY_CHARS = 2000
+
+
+def checked_query(text: str, what: str = "question") -> str:
+    """``text`` stripped; an empty or over-long one is a one-line error (never a failed model call)."""
+    text = text.strip()
+    if not text:
+        raise CitelineError(f"the {what} is empty")
+    if len(text) > MAX_QUERY_CHARS:
+        raise CitelineError(f"the {what} is {len(text):,} characters long; use at most {MAX_QUERY_CHARS:,}")
+    return text
+
+
 # --- sentences -------------------------------------------------------------------------------
 
 # A sentence ends at . ! ? (optionally closed by quotes/brackets) followed by space and a capital,

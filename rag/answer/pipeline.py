@@ -26,18 +26,15 @@ from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
 from rag.answer.llm import LLMHandle
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
-from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
 from rag.records import Answer, Hit, Paper, Turn
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import papers_on
 from rag.settings import Settings
-from rag.text import lexical_terms, without_keys
+from rag.text import checked_query, lexical_terms, without_keys
 
 __all__ = ["AnswerChain", "Turn", "is_refusal", "refusal_sentence"]
-
-MAX_QUESTION_CHARS = 2000
 
 
 @dataclass
@@ -99,13 +96,7 @@ class AnswerChain:
         on_token: OnToken | None = None,
     ) -> Answer:
         """Answer ``question`` (a follow-up when ``history`` is given), streaming to ``on_token``."""
-        question = question.strip()
-        if not question:
-            raise CitelineError("the question is empty")
-        if len(question) > MAX_QUESTION_CHARS:
-            raise CitelineError(
-                f"the question is {len(question)} characters long; ask in at most {MAX_QUESTION_CHARS}"
-            )
+        question = checked_query(question)
         run = _Run(question)
         run.standalone = self.standalone_question(question, history)
         mark = run.lap("rewrite", run.started)

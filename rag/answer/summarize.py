@@ -33,6 +33,7 @@ from rag.text import (
     KEY_GROUP,
     RESEARCH_FILLER,
     STOP_WORDS,
+    checked_query,
     cited_sentences,
     markdown_literal,
     plain_text,
@@ -186,7 +187,7 @@ def _cluster(vectors: list[list[float]], k: int) -> list[int]:
 def _groups(notes: list[PaperNote], embedder) -> list[list[PaperNote]]:
     """Notes clustered by their papers' embeddings: one group up to five papers, else 2 to 6."""
     if len(notes) <= 5:
-        return [notes]
+        return [notes] if notes else []
     vectors = embedder.embed_documents([n.paper.abstract for n in notes])
     k = max(2, min(6, round(math.sqrt(len(notes) / 2))))
     labels = _cluster(vectors, k)
@@ -311,6 +312,7 @@ class Summarizer:
 
     def summarize(self, topic: str, max_papers: int = 30) -> Summary:
         """Select, condense, group and write; the lead falls back to the cited listing."""
+        topic = checked_query(topic, "topic")
         timings: dict[str, float] = {}
         started = time.perf_counter()
         hits = select_papers(self.retriever, topic, max_papers)

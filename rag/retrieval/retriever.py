@@ -24,7 +24,7 @@ from rag.records import Hit, Paper
 from rag.retrieval import MODES
 from rag.retrieval.relevance import TermWeights, judge
 from rag.settings import Settings
-from rag.text import lexical_terms
+from rag.text import checked_query, lexical_terms
 
 __all__ = ["MODES", "Retriever"]
 RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
@@ -147,6 +147,7 @@ class Retriever:
         year: int | None = None,
     ) -> list[Hit]:
         """Papers for ``query``, best first; ``venue``/``year`` restrict to matching entries."""
+        query = checked_query(query, "query")
         if mode not in MODES:
             raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
         k = k or self.settings.top_k

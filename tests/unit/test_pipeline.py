@@ -85,3 +85,33 @@ def test_verification_off_keeps_the_draft_and_only_validates_its_keys():
     answer = chain.ask("By how much does AdaSCALE beat OptFS?")
     assert answer.text == "AdaSCALE was trained on Mars [o1]." and answer.invalid_keys == ["KEY-A"]
     assert answer.mode == "generated" and answer.attribution == []
+
+
+def test_a_topic_no_paper_is_on_gives_an_empty_summary_not_a_crash():
+    from rag.answer.summarize import Summarizer
+
+    model = ScriptedChatModel(replies=[], prompts=[])
+    summarizer = Summarizer(
+        Settings(llm="openai"), FakeRetriever(PAPERS), LLMHandle("openai", model, "scripted")
+    )
+    summary = summarizer.summarize("zzzz qqqq")
+    assert summary.themes == [] and "No papers on this topic" in summary.to_markdown()
+
+
+def test_over_long_or_empty_questions_and_topics_are_one_clear_error_before_any_model_call():
+    import pytest
+
+    from rag.answer.summarize import Summarizer
+    from rag.errors import CitelineError
+
+    chain, model = _chain([])
+    with pytest.raises(CitelineError, match="the question is 20,000 characters long; use at most 2,000"):
+        chain.ask("x" * 20_000)
+    with pytest.raises(CitelineError, match="the question is empty"):
+        chain.ask("  ")
+    summarizer = Summarizer(
+        Settings(llm="openai"), FakeRetriever(PAPERS), LLMHandle("openai", model, "scripted")
+    )
+    with pytest.raises(CitelineError, match="the topic is 5,000 characters long"):
+        summarizer.summarize("y" * 5000)
+    assert model.prompts == []
