@@ -36,6 +36,14 @@ LLM = Annotated[str | None, typer.Option("--llm", help="auto, local, openai or n
 Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this venue (e.g. ICML).")]
 Year = Annotated[int | None, typer.Option("--year", help="Only papers of this year.")]
 Config = Annotated[Path | None, typer.Option("--config", help="TOML config file.", envvar="CITELINE_CONFIG")]
+NoLog = Annotated[bool, typer.Option("--no-log", help="Do not record this in the answer log.")]
+Cite = Annotated[str | None, typer.Option("--cite", help="Also print the cited papers as: bibtex.")]
+
+
+def _cite_format(cite: str | None) -> str | None:
+    if cite not in (None, "bibtex"):
+        raise typer.BadParameter("the one citation format is bibtex", param_hint="--cite")
+    return cite
 
 
 def _settings(config: Path | None = None, **overrides):
@@ -101,13 +109,19 @@ def papers_list(
 
 @papers_app.command("show")
 def papers_show(
-    paper_id: str, collection: Collection = None, json_out: Json = False, config: Config = None
+    paper_id: str,
+    bibtex: Annotated[bool, typer.Option("--bibtex", help="Print a BibTeX entry instead.")] = False,
+    collection: Collection = None,
+    json_out: Json = False,
+    config: Config = None,
 ) -> None:
-    """Show one paper: full abstract, authors, source file and line."""
+    """Show one paper: full abstract, authors, source file and line (or its BibTeX entry)."""
     from rag.ui import render
 
     paper = _library(_settings(config, collection=collection)).paper(paper_id)
-    if json_out:
+    if bibtex:
+        render.bibtex([paper])
+    elif json_out:
         render.print_json(paper.to_dict())
     else:
         render.paper_detail(paper)
@@ -147,19 +161,30 @@ def ask(
     venue: Venue = None,
     year: Year = None,
     collection: Collection = None,
+    follow_up: Annotated[
+        bool, typer.Option("--continue", "-C", help="A follow-up to the last logged conversation.")
+    ] = False,
+    cite: Cite = None,
+    no_log: NoLog = False,
     json_out: Json = False,
     config: Config = None,
 ) -> None:
     """Answer a question with citations to the papers it rests on."""
     from rag.ui import render
 
-    library = _library(_settings(config, collection=collection, llm=llm, venue=venue, year=year))
+    cite = _cite_format(cite)
+    overrides = dict(collection=collection, llm=llm, venue=venue, year=year, log=False if no_log else None)
+    library = _library(_settings(config, **overrides))
+    conversation, history = library.last_conversation() if follow_up else (None, [])
     streaming = not json_out and sys.stdout.isatty()
-    answer = library.ask(question, k=k, mode=mode, on_token=render.stream_token if streaming else None)
+    on_token = render.stream_token if streaming else None
+    answer = library.ask(question, history, k=k, mode=mode, on_token=on_token, conversation=conversation)
     if json_out:
-        render.print_json(answer.to_dict())
+        render.print_json(render.with_bibtex(answer.to_dict(), [c.paper for c in answer.citations], cite))
     else:
         render.answer_footer(answer, streamed=streaming)
+        if cite:
+            render.bibtex([c.paper for c in answer.citations], after=True)
 
 
 @app.command()
@@ -174,6 +199,8 @@ def summarize(
     venue: Venue = None,
     year: Year = None,
     collection: Collection = None,
+    cite: Cite = None,
+    no_log: NoLog = False,
     config: Config = None,
 ) -> None:
     """A cited overview of every indexed paper on a topic, grouped into themes."""
@@ -181,10 +208,55 @@ def summarize(
 
     if fmt not in ("md", "json"):
         raise typer.BadParameter("use md or json", param_hint="--format")
-    library = _library(_settings(config, collection=collection, llm=llm, venue=venue, year=year))
+    cite = _cite_format(cite)
+    overrides = dict(collection=collection, llm=llm, venue=venue, year=year, log=False if no_log else None)
+    library = _library(_settings(config, **overrides))
     with render.summary_progress() as progress:
         summary = library.summarize(topic, max_papers=max_papers, progress=progress)
-    render.summary(summary, fmt, out)
+    render.summary(summary, fmt, out, cite)
+
+
+log_app = typer.Typer(help="The answer log: recent answers, search, one entry in full.")
+app.add_typer(log_app, name="log")
+
+
+@log_app.callback(invoke_without_command=True)
+def log_list(
+    ctx: typer.Context,
+    query: Annotated[
+        str | None, typer.Option("-q", "--query", help="Only entries matching these words.")
+    ] = None,
+    count: Annotated[int, typer.Option("-n", min=1, max=10000, help="How many entries.")] = 20,
+    json_out: Json = False,
+    config: Config = None,
+) -> None:
+    """Recent answers, newest first (``-q WORDS`` searches them); ``log show N`` prints one."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from rag import Library
+    from rag.ui import render
+
+    log = Library(_settings(config)).log
+    entries = log.search(query, count) if query else log.recent(count)
+    if json_out:
+        render.print_json([e.to_dict() for e in entries])
+    else:
+        render.log_table(entries)
+
+
+@log_app.command("show")
+def log_show(entry_id: int, json_out: Json = False, config: Config = None) -> None:
+    """One logged answer in full, with its sources."""
+    from rag import CitelineError, Library
+    from rag.ui import render
+
+    entry = Library(_settings(config)).log.get(entry_id)
+    if entry is None:
+        raise CitelineError(f"no log entry {entry_id} (`citeline log` lists them)")
+    if json_out:
+        render.print_json(entry.to_dict())
+    else:
+        render.log_entry(entry)
 
 
 EvalSet = Annotated[Path | None, typer.Option("--set", help="Eval JSONL (default: the bundled --split).")]
@@ -251,12 +323,13 @@ def chat(
     mode: Mode = "hybrid",
     llm: LLM = None,
     collection: Collection = None,
+    no_log: NoLog = False,
     config: Config = None,
 ) -> None:
     """Interactive questions with follow-ups; reads a pipe too (one question per line)."""
     from rag.ui.chat import ChatSession
 
-    library = _library(_settings(config, collection=collection, llm=llm))
+    library = _library(_settings(config, collection=collection, llm=llm, log=False if no_log else None))
     code = ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode).run()
     if code:
         raise typer.Exit(code)

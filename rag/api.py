@@ -16,6 +16,7 @@ from rag.settings import Settings
 
 if TYPE_CHECKING:
     from rag.answer.llm import LLMHandle
+    from rag.answer.log import AnswerLog
     from rag.answer.pipeline import AnswerChain
     from rag.answer.summarize import Summary
     from rag.retrieval import PaperSearch
@@ -37,6 +38,7 @@ class Library:
         self._retriever = retriever
         self._llm = llm
         self._chain: AnswerChain | None = None
+        self._log: AnswerLog | None = None
 
     @property
     def retriever(self) -> PaperSearch:
@@ -65,6 +67,19 @@ class Library:
             self._chain = AnswerChain(self.settings, self.retriever, self.llm)
         return self._chain
 
+    @property
+    def log(self) -> AnswerLog:
+        """The answer log in the data dir (written only when ``settings.log``)."""
+        if self._log is None:
+            from rag.answer.log import AnswerLog
+
+            self._log = AnswerLog(self.settings.log_file)
+        return self._log
+
+    def last_conversation(self) -> tuple[str, list[Turn]]:
+        """The latest logged conversation's id and answered turns, to continue it (``ask -c``)."""
+        return self.log.last_conversation()
+
     def search(self, query: str, k: int | None = None, mode: str = "hybrid", floor: bool = True) -> list[Hit]:
         """Papers for ``query``, best first (``floor=False`` keeps papers judged not relevant)."""
         return self.retriever.search(query, k=k, mode=mode, floor=floor)
@@ -76,18 +91,36 @@ class Library:
         k: int | None = None,
         mode: str = "hybrid",
         on_token: Callable[[str], None] | None = None,
+        conversation: str | None = None,
+        kind: str = "ask",
     ) -> Answer:
-        """A cited answer; ``history`` makes it a follow-up, ``on_token`` streams it."""
-        return self.chain.ask(question, history, k=k, mode=mode, on_token=on_token)
+        """A cited answer; ``history`` makes it a follow-up, ``on_token`` streams it.
+
+        The answer is logged (``kind`` ask or chat, in ``conversation``, a new one if None) unless
+        the settings turn the log off.
+        """
+        answer = self.chain.ask(question, history, k=k, mode=mode, on_token=on_token)
+        if self.settings.log:
+            from rag.answer.log import new_conversation
+
+            self.log.record(
+                kind, question, answer, self.settings.collection, conversation or new_conversation()
+            )
+        return answer
 
     def summarize(self, topic: str, max_papers: int = 30, progress: Progress | None = None) -> Summary:
-        """A cited overview of every indexed paper on ``topic``."""
+        """A cited overview of every indexed paper on ``topic`` (logged unless the log is off)."""
         from rag.answer.summarize import Summarizer
 
         summarizer = Summarizer(self.settings, self.retriever, self.llm)
         if progress is not None:
             summarizer.progress = progress
-        return summarizer.summarize(topic, max_papers=max_papers)
+        summary = summarizer.summarize(topic, max_papers=max_papers)
+        if self.settings.log:
+            citations = summary.to_dict()["citations"]
+            self.log.record_summary(topic, summary.to_markdown(), citations, summary.model,
+                                    self.settings.collection, summary.timings)  # fmt: skip
+        return summary
 
     def paper(self, paper_id: str) -> Paper:
         """One paper by ID, from any of the collections; an unknown ID is a :class:`CitelineError`."""

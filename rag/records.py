@@ -13,7 +13,7 @@ class Paper:
     id: str
     abstract: str
     label: str
-    source: str  # file name of the list the entry came from
+    source: str  # the list it came from: its path below the folder ingested (see rag.index.corpus)
     line: int  # 1-based physical line of the entry in that file
     title: str = ""
     authors: tuple[str, ...] = ()

@@ -77,6 +77,8 @@ class Settings:
     llm_retries: int = 2
     llm_max_tokens: int = 384
     context_tokens: int = 4096
+    # Record every ask, chat turn and summary in the answer log (rag/answer/log.py).
+    log: bool = True
     api_key: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -118,6 +120,11 @@ class Settings:
     def embedding_cache_file(self) -> Path | None:
         """The vector cache, or None when it is turned off."""
         return self.data_dir / "cache" / "embeddings.sqlite" if self.embedding_cache else None
+
+    @property
+    def log_file(self) -> Path:
+        """The answer log (SQLite)."""
+        return self.data_dir / "logs.sqlite"
 
     @property
     def collection_names(self) -> list[str]:
@@ -208,6 +215,7 @@ _ENV = {
     "CITELINE_LLM_RETRIES": "llm_retries",
     "CITELINE_LLM_MAX_TOKENS": "llm_max_tokens",
     "CITELINE_CONTEXT_TOKENS": "context_tokens",
+    "CITELINE_LOG": "log",
     "OPENAI_API_KEY": "api_key",
 }
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}

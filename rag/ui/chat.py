@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
+from rag.answer.log import new_conversation
 from rag.api import Library
 from rag.errors import CitelineError
 from rag.records import Answer, Turn
@@ -37,6 +38,7 @@ class ChatSession:
         self.turns: list[Turn] = []
         self.last: Answer | None = None
         self.failures = 0
+        self.conversation = new_conversation()  # the log groups this session's turns
 
     def lines(self) -> Iterator[str]:
         """Input lines: prompt_toolkit on a terminal (history kept), else stdin line by line."""
@@ -69,8 +71,9 @@ class ChatSession:
             render.console.print(f"[bold cyan]> {render.shown(line)}[/]")
         try:
             answer = self.library.ask(
-                line, self.turns, k=self.k, mode=self.mode, on_token=render.stream_token
-            )
+                line, self.turns, k=self.k, mode=self.mode, on_token=render.stream_token,
+                conversation=self.conversation, kind="chat",
+            )  # fmt: skip
         except CitelineError as exc:
             self._error(exc)
             return True
@@ -104,6 +107,7 @@ class ChatSession:
 
     def _reset(self, _: str) -> bool:
         self.turns.clear()
+        self.conversation = new_conversation()
         self.last = None
         render.console.print("[dim]Conversation cleared.[/]")
         return True

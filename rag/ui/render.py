@@ -182,11 +182,32 @@ def summary_progress() -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
-def summary(result: Summary, fmt: str, out: Path | None) -> None:
-    """A summary as Markdown or JSON, to stdout or a file."""
-    text = (
-        json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if fmt == "json" else result.to_markdown()
-    )
+def bibtex(papers: list[Paper], after: bool = False) -> None:
+    """BibTeX entries for ``papers``, as plain text (paste into a .bib file); ``after`` an answer."""
+    from rag.bibtex import bibliography
+
+    if papers:
+        sys.stdout.write(("\n" if after else "") + bibliography(papers) + "\n")
+
+
+def with_bibtex(data: dict, papers: list[Paper], cite: str | None) -> dict:
+    """A JSON document with a ``bibtex`` field added when ``--cite bibtex`` asked for it."""
+    from rag.bibtex import bibliography
+
+    return {**data, "bibtex": bibliography(papers)} if cite == "bibtex" else data
+
+
+def summary(result: Summary, fmt: str, out: Path | None, cite: str | None = None) -> None:
+    """A summary as Markdown or JSON, to stdout or a file (with its BibTeX when ``cite``)."""
+    from rag.bibtex import bibliography
+
+    papers = [n.paper for n in result.papers]
+    if fmt == "json":
+        text = json.dumps(with_bibtex(result.to_dict(), papers, cite), ensure_ascii=False, indent=2)
+    else:
+        text = result.to_markdown()
+        if cite == "bibtex" and papers:
+            text += "\n\n## BibTeX\n\n```bibtex\n" + bibliography(papers) + "\n```"
     if result.invalid_keys:
         warn(f"removed citation(s) not among the selected papers: {', '.join(result.invalid_keys)}")
     if out is not None:
@@ -305,3 +326,40 @@ def sources(answer: Answer) -> None:
         where = shown(f"{paper.source}:{paper.line}")
         console.print(f" {n}. [{shown(citation.key)}] {shown(paper.display)}  [dim]{where}[/]")
     console.print(f"[dim]{answer.model} · {answer.timings.get('total', 0):.1f}s[/]")
+
+
+def log_table(entries: list) -> None:
+    """Logged answers: id, time, kind, question, model."""
+    import time
+
+    if not entries:
+        console.print("[dim]No logged answers.[/]")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("#", "Time", "Kind", "Question", "Papers", "Model"):
+        table.add_column(column, overflow="ellipsis", no_wrap=column != "Question", max_width=None)
+    for entry in entries:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.time))
+        table.add_row(str(entry.id), when, entry.kind, shown(entry.question), str(len(entry.citations)),
+                      shown(entry.model or ""))  # fmt: skip
+    console.print(table)
+
+
+def log_entry(entry) -> None:
+    """One logged answer in full, with its numbered sources."""
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
+    console.print(f"[dim]#{entry.id} · {when} · {entry.kind} · {shown(entry.collection or '')} · "
+                  f"{shown(entry.model or '')}[/]")  # fmt: skip
+    console.print(f"[bold]> {shown(entry.question)}[/]")
+    if entry.standalone and entry.standalone != entry.question:
+        console.print(f"[dim]  (as: {shown(entry.standalone)})[/]")
+    console.print()
+    console.print(shown(entry.answer))
+    if entry.citations:
+        console.print()
+        console.print("[bold]Sources[/]")
+        for n, c in enumerate(entry.citations, start=1):
+            where = shown(f"{c['source']}:{c['line']}")
+            console.print(f" {n}. [{shown(c['key'])}] {shown(c['label'])}  [dim]{where}[/]")

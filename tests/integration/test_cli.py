@@ -109,3 +109,44 @@ def test_first_command_on_an_empty_data_dir_ingests_the_bundled_corpus(tmp_path)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)[0]["id"] == "003-01"
     assert "indexed the bundled ICML 2026 corpus: 57 papers" in result.stderr
+
+
+def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_settings, tmp_path):
+    import shutil
+
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data")
+    shutil.copytree(seed_settings.data_dir, settings.data_dir)  # a private copy: this test's log is its own
+    first = json.loads(run(["ask", "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", "--json"],
+                           settings).stdout)  # fmt: skip
+    follow = run(["ask", "--continue", "Which dataset was that on?", "--json"], settings)
+    assert follow.returncode == 0, follow.stderr
+    run(["summarize", "watermarking", "--no-log"], settings)
+    run(["ask", "What is OptFS?", "--json"], settings, extra_env={"CITELINE_LOG": "false"})
+    listed = json.loads(run(["log", "--json"], settings).stdout)
+    assert [e["question"] for e in listed] == [
+        "Which dataset was that on?",
+        "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?",
+    ]
+    assert listed[0]["conversation"] == listed[1]["conversation"]  # --continue kept the conversation
+    found = json.loads(run(["log", "-q", "adascale optfs", "--json"], settings).stdout)
+    assert [e["id"] for e in found] == [listed[1]["id"]]
+    shown = run(["log", "show", str(listed[1]["id"])], settings, extra_env={"COLUMNS": "200"})
+    assert first["answer"].split()[0] in shown.stdout and "000_888317b1d60d9493.txt:5" in shown.stdout
+    missing = run(["log", "show", "999"], settings)
+    assert missing.returncode == 1 and missing.stderr.startswith("error: no log entry 999")
+
+
+def test_bibtex_for_a_paper_an_answer_and_a_summary(seed_settings):
+    entry = run(["papers", "show", "000-02", "--bibtex"], seed_settings).stdout
+    assert entry.startswith("@inproceedings{adascale2026,") and "note = {citeline entry 000-02, " in entry
+    question = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
+    answer = json.loads(
+        run(["ask", question, "--cite", "bibtex", "--json", "--no-log"], seed_settings).stdout
+    )
+    assert answer["bibtex"].count("@inproceedings{") == len({c["id"] for c in answer["citations"]}) >= 1
+    summary = run(["summarize", "watermarking", "--cite", "bibtex", "--no-log"], seed_settings).stdout
+    assert "BibTeX" in summary and "@inproceedings{" in summary
+    bad = run(["ask", "x?", "--cite", "ris"], seed_settings)
+    assert bad.returncode == 2 and "bibtex" in bad.stderr

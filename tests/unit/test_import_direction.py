@@ -1,6 +1,6 @@
 """The code's shape matches its flow: no module imports from a later stage.
 
-Stages, in order: shared helpers (records, settings, errors, resources, text) → index (sources →
+Stages, in order: shared helpers (records, settings, errors, resources, text, bibtex) → index (sources →
 papers → chunks → store) → retrieval → answer (prompt → answer → check) → eval → ui; ``api`` sits
 on top of answer (it is what ui and the CLI call). Within ``index`` the modules keep the flow
 order too. The test walks the AST of every module, so a backwards import fails here, not in review.
@@ -15,7 +15,7 @@ import pytest
 
 RAG = Path(__file__).resolve().parents[2] / "rag"
 STAGES = ["shared", "index", "retrieval", "answer", "api", "eval", "ui"]
-SHARED = {"records", "settings", "errors", "resources", "text"}
+SHARED = {"records", "settings", "errors", "resources", "text", "bibtex"}
 INDEX_ORDER = [
     "tokens", "labels", "metadata", "corpus", "chunking", "embeddings", "embedding_cache", "store", "lexical",
     "ingest",

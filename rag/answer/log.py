@@ -1,0 +1,206 @@
+"""The answer log: every ``ask``, ``chat`` turn and ``summarize``, kept in SQLite in the data dir.
+
+Like ``llm logs``: answers are worth finding again (``citeline log -q WORDS`` searches them with
+FTS5), and a conversation can be continued from the shell (``citeline ask -c``). What is stored is
+what the user saw: question, standalone question, answer, citations with provenance, model,
+collection, timings, time; never settings, so never an API key. The log is a convenience: a
+damaged file is moved aside with a warning, and a log that cannot be written never stops an
+answer.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rag.errors import CitelineError, warn
+from rag.records import Answer, Turn
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY,
+    time REAL NOT NULL,
+    kind TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    question TEXT NOT NULL,
+    standalone TEXT,
+    answer TEXT NOT NULL,
+    mode TEXT,
+    model TEXT,
+    collection TEXT,
+    citations TEXT NOT NULL,
+    timings TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
+    question, standalone, answer, content='entries', content_rowid='id'
+);
+CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts(rowid, question, standalone, answer)
+    VALUES (new.id, new.question, new.standalone, new.answer);
+END;
+"""
+
+
+@dataclass
+class LogEntry:
+    """One logged answer or summary."""
+
+    id: int
+    time: float
+    kind: str  # ask, chat or summarize
+    conversation: str
+    question: str
+    standalone: str | None
+    answer: str
+    mode: str | None
+    model: str | None
+    collection: str | None
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``log --json`` document."""
+        data = dict(self.__dict__)
+        data["time"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.time))
+        return data
+
+
+def new_conversation() -> str:
+    """A fresh conversation id."""
+    return uuid.uuid4().hex[:12]
+
+
+class AnswerLog:
+    """The log file: ``record`` after each answer, ``recent``/``search``/``get`` to read it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._db = self._open()
+            except sqlite3.DatabaseError as exc:
+                self._set_aside(exc)
+                self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=10)
+        try:
+            db.executescript(_SCHEMA)
+            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise sqlite3.DatabaseError("quick_check failed")
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _set_aside(self, exc: Exception) -> None:
+        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        if self.path.exists():
+            self.path.replace(aside)
+        warn(
+            f"the answer log {self.path} was damaged ({exc}); moved it to {aside.name} and started a new one"
+        )
+
+    def record(
+        self, kind: str, question: str, answer: Answer, collection: str, conversation: str
+    ) -> int | None:
+        """Log an answer; a failure to write is a warning, never an error (the answer was given)."""
+        citations = [
+            {
+                "key": c.key,
+                "id": c.paper.id,
+                "label": c.paper.display,
+                "source": c.paper.source,
+                "line": c.paper.line,
+            }
+            for c in answer.citations
+        ]
+        row = (
+            time.time(), kind, conversation, question, answer.standalone_question, answer.text, answer.mode,
+            answer.model, collection, json.dumps(citations), json.dumps(answer.timings),
+        )  # fmt: skip
+        return self._insert(row)
+
+    def record_summary(self, topic: str, markdown: str, citations: list[dict[str, Any]], model: str,
+                       collection: str, timings: dict[str, float]) -> int | None:  # fmt: skip
+        """Log a summary (its Markdown is the answer)."""
+        row = (time.time(), "summarize", new_conversation(), topic, None, markdown, "summary", model,
+               collection, json.dumps(citations), json.dumps(timings))  # fmt: skip
+        return self._insert(row)
+
+    def _insert(self, row: tuple) -> int | None:
+        try:
+            db = self._connect()
+            with db:
+                cursor = db.execute(
+                    "INSERT INTO entries (time, kind, conversation, question, standalone, answer, mode, "
+                    "model, collection, citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+            return cursor.lastrowid
+        except (sqlite3.Error, OSError) as exc:
+            warn(f"could not write the answer log {self.path}: {exc}")
+            return None
+
+    def _rows(self, sql: str, args: tuple = ()) -> list[LogEntry]:
+        if not self.path.exists():
+            return []
+        try:
+            rows = self._connect().execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
+        return [
+            LogEntry(*row[:10], citations=json.loads(row[10]), timings=json.loads(row[11])) for row in rows
+        ]
+
+    _COLUMNS = "e.id, e.time, e.kind, e.conversation, e.question, e.standalone, e.answer, e.mode, e.model, " \
+               "e.collection, e.citations, e.timings"  # fmt: skip
+
+    def recent(self, n: int = 20) -> list[LogEntry]:
+        """The last ``n`` entries, newest first."""
+        return self._rows(f"SELECT {self._COLUMNS} FROM entries e ORDER BY e.id DESC LIMIT ?", (n,))
+
+    def search(self, words: str, n: int = 20) -> list[LogEntry]:
+        """Entries matching ``words`` (every word, prefix-matched), best match first."""
+        terms = [w.replace('"', "") for w in words.split() if w.replace('"', "")]
+        if not terms:
+            return self.recent(n)
+        query = " ".join(f'"{t}"*' for t in terms)
+        return self._rows(
+            f"SELECT {self._COLUMNS} FROM entries_fts f JOIN entries e ON e.id = f.rowid "
+            "WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?",
+            (query, n),
+        )
+
+    def get(self, entry_id: int) -> LogEntry | None:
+        """One entry by id."""
+        rows = self._rows(f"SELECT {self._COLUMNS} FROM entries e WHERE e.id = ?", (entry_id,))
+        return rows[0] if rows else None
+
+    def last_conversation(self) -> tuple[str, list[Turn]]:
+        """The most recent ask/chat conversation and its turns (answered ones), oldest first."""
+        last = self._rows(f"SELECT {self._COLUMNS} FROM entries e WHERE e.kind != 'summarize' "
+                          "ORDER BY e.id DESC LIMIT 1")  # fmt: skip
+        if not last:
+            return new_conversation(), []
+        conversation = last[0].conversation
+        entries = self._rows(
+            f"SELECT {self._COLUMNS} FROM entries e WHERE e.conversation = ? ORDER BY e.id", (conversation,)
+        )
+        return conversation, [Turn(e.question, e.answer) for e in entries if e.mode != "abstained"]
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None

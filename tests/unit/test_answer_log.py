@@ -1,0 +1,73 @@
+"""The answer log: records, full-text search, conversations, and a damaged or unwritable file."""
+
+import sqlite3
+import warnings
+
+import pytest
+
+from rag.answer.log import AnswerLog, new_conversation
+from rag.errors import CitelineWarning
+from rag.records import Answer, Citation
+
+from ..fakes import paper
+
+ADA = paper("000-02", "AdaSCALE beats OptFS by 14.94% in near-OOD FPR@95.")
+
+
+def _answer(question: str, text: str, mode: str = "generated") -> Answer:
+    return Answer(question=question, text=text, abstained=mode == "abstained",
+                  citations=[Citation("000-02", ADA)], retrieved=[], model="scripted", mode=mode,
+                  standalone_question=question)  # fmt: skip
+
+
+def test_entries_are_listed_newest_first_searched_by_words_and_read_back_in_full(tmp_path):
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    first = log.record("ask", "By how much does AdaSCALE beat OptFS?", _answer("q", "By 14.94% [000-02]."),
+                       "default", new_conversation())  # fmt: skip
+    log.record(
+        "ask", "Which papers study watermarking?", _answer("q", "Three papers."), "icml", new_conversation()
+    )
+    log.record_summary("diffusion", "# diffusion", [], "none (extractive)", "default", {"total": 1.0})
+    assert [e.kind for e in log.recent()] == ["summarize", "ask", "ask"]
+    assert [e.id for e in log.search("adascal optfs")] == [first]  # prefix match, every word
+    assert log.search("nothing-like-this") == []
+    entry = log.get(first)
+    assert entry is not None and entry.answer == "By 14.94% [000-02]." and entry.collection == "default"
+    assert entry.citations == [
+        {"key": "000-02", "id": "000-02", "label": ADA.display, "source": ADA.source, "line": ADA.line}
+    ]
+    assert log.get(999) is None
+
+
+def test_the_last_conversation_comes_back_with_its_answered_turns_in_order(tmp_path):
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    assert log.last_conversation()[1] == []
+    talk = new_conversation()
+    log.record("chat", "What is AdaSCALE?", _answer("q", "An OOD method [000-02]."), "default", talk)
+    log.record("chat", "Is it on CIFAR?", _answer("q", "No.", mode="abstained"), "default", talk)
+    log.record("chat", "By how much?", _answer("q", "14.94% [000-02]."), "default", talk)
+    log.record_summary("diffusion", "# d", [], "m", "default", {})  # summaries are not conversations
+    conversation, turns = log.last_conversation()
+    assert conversation == talk
+    assert [(t.question, t.answer) for t in turns] == [
+        ("What is AdaSCALE?", "An OOD method [000-02]."),
+        ("By how much?", "14.94% [000-02]."),
+    ]
+
+
+def test_a_damaged_log_is_moved_aside_with_a_warning_and_a_new_one_started(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.warns(CitelineWarning, match="answer log .* was damaged"):
+        entry_id = AnswerLog(path).record("ask", "q?", _answer("q", "a"), "default", "c1")
+    assert entry_id == 1 and list(tmp_path.glob("logs.sqlite.damaged-*"))
+    assert sqlite3.connect(path).execute("SELECT count(*) FROM entries").fetchone()[0] == 1
+
+
+def test_a_log_that_cannot_be_written_warns_and_never_raises(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert AnswerLog(blocker / "logs.sqlite").record("ask", "q?", _answer("q", "a"), "d", "c") is None
+    assert any("could not write the answer log" in str(w.message) for w in caught)

@@ -1,0 +1,36 @@
+from rag.bibtex import base_key, bibliography
+from rag.records import Paper
+
+TITLED = Paper(id="x1", abstract="a", label="Dataset Pruning", source="icml.jsonl", line=3,
+               title="Dataset Pruning: Reducing Training Data by 50% & more",
+               authors=("Shuo Yang", "Zeke Xie"), venue="ICML", year=2023,
+               url="https://openreview.net/forum?id=4wZiAXD29TQ#top")  # fmt: skip
+SEED = Paper(id="000-02", abstract="a", label="AdaSCALE", source="000_888317b1d60d9493.txt", line=5,
+             venue="ICML", year=2026)  # fmt: skip
+
+
+def test_keys_are_surname_year_and_title_words_and_unique_within_a_bibliography():
+    assert base_key(TITLED) == "yang2023datasetpruning"
+    assert base_key(SEED) == "adascale2026"
+    text = bibliography([TITLED, SEED, SEED, Paper(**{**TITLED.__dict__, "id": "x2"})])
+    assert [line.split("{")[1].rstrip(",") for line in text.splitlines() if line.startswith("@")] == [
+        "yang2023datasetpruning",
+        "adascale2026",
+        "yang2023datasetpruninga",
+    ]
+
+
+def test_an_entry_escapes_latex_specials_but_not_the_url_and_a_seed_entry_says_where_it_is():
+    text = bibliography([TITLED, SEED])
+    assert "title = {Dataset Pruning: Reducing Training Data by 50\\% \\& more}" in text
+    assert "author = {Shuo Yang and Zeke Xie}" in text and "booktitle = {ICML}" in text
+    assert "url = {https://openreview.net/forum?id=4wZiAXD29TQ#top}" in text
+    assert (
+        "title = {AdaSCALE}" in text and "note = {citeline entry 000-02, 000_888317b1d60d9493.txt:5}" in text
+    )
+
+
+def test_control_characters_and_unbalanced_braces_cannot_break_the_file():
+    bad = Paper(id="b", abstract="a", label="x", source="s", line=1, title="Evil}\x1b[2J title {", year=2024)
+    entry = bibliography([bad])
+    assert "\x1b" not in entry and "title = {Evil[2J title }" in entry and entry.startswith("@misc{")
