@@ -35,6 +35,7 @@ _EXPORTS = {
     "Answer": "rag.records",
     "Turn": "rag.records",
     "Library": "rag.api",
+    "CitelineRetriever": "rag.retrieval.langchain",
     "ingest": "rag.index.ingest",
     "ensure_index": "rag.index.ingest",
     "IngestReport": "rag.index.ingest",
@@ -48,8 +49,9 @@ _EXPORTS = {
     "write_signals": "rag.eval.report",
 }
 __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _EXPORTS
-    "Answer", "Chunk", "Citation", "CitelineError", "CitelineWarning", "Hit", "IngestReport", "Library",
-    "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest",
+    "Answer", "Chunk", "Citation", "CitelineError", "CitelineRetriever", "CitelineWarning", "Hit",
+    "IngestReport", "Library", "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index",
+    "eval_set", "ingest",
     "load_results", "load_settings", "run_eval", "run_signals", "write_results", "write_signals",
 ]  # fmt: skip
 
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
     from rag.eval.signals import run_signals
     from rag.index.ingest import IngestReport, ensure_index, ingest
     from rag.records import Answer, Chunk, Citation, Hit, Paper, Turn
+    from rag.retrieval.langchain import CitelineRetriever
     from rag.settings import Settings, load_settings
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import rag
 
 PUBLIC = {
-    "Answer", "Chunk", "Citation", "CitelineError", "CitelineWarning", "Hit", "IngestReport", "Library",
-    "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest",
+    "Answer", "Chunk", "Citation", "CitelineError", "CitelineRetriever", "CitelineWarning", "Hit",
+    "IngestReport", "Library", "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index",
+    "eval_set", "ingest",
     "load_results", "load_settings", "run_eval", "run_signals", "write_results", "write_signals",
 }  # fmt: skip
 
