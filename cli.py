@@ -349,6 +349,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _python_showwarning = warnings.showwarning
 
 
+@app.command()
+def mcp(collection: Collection = None, llm: LLM = None, no_log: NoLog = False, config: Config = None) -> None:
+    """Serve citeline's tools to an MCP client (Claude Desktop, an IDE) over stdio."""
+    from rag.ui.mcp_server import serve
+
+    serve(_settings(config, collection=collection, llm=llm, log=False if no_log else None))
+
+
 def main() -> None:
     """Entry point: library errors become one line on stderr and exit code 1, never a traceback."""
     from rag import CitelineError, CitelineWarning

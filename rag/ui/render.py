@@ -282,7 +282,7 @@ def comparison(rows: list[list[str]]) -> None:
 
 def stream_token(piece: str) -> None:
     """Print a piece of a streamed answer as it arrives."""
-    sys.stdout.write(printable(piece))
+    sys.stdout.write(printable(plain_text(piece)))  # quoted evidence arrives whole: LaTeX unwrapped
     sys.stdout.flush()
 
 

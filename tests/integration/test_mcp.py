@@ -1,0 +1,138 @@
+"""``citeline mcp`` through the official SDK's client, over a real stdio subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import anyio
+import pytest
+
+from .test_cli import run
+
+pytest.importorskip("mcp")
+
+
+async def _session_calls(data_dir, env, calls):
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    environment.update({"CITELINE_DATA_DIR": str(data_dir), "CITELINE_LLM": "none", **env})
+    params = StdioServerParameters(command="citeline", args=["mcp"], env=environment)
+    results = {}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        results["tools"] = (await session.list_tools()).tools
+        for name, (tool, arguments) in calls.items():
+            results[name] = await session.call_tool(tool, arguments)
+    return results
+
+
+def _data(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+def test_every_tool_answers_over_stdio_and_failures_are_one_line_tool_errors(seed_settings):
+    calls = {
+        "search": (
+            "search_papers",
+            {"query": "adaptive percentile threshold for OOD activation scaling", "k": 3},
+        ),
+        "ask": ("ask", {"question": "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"}),
+        "paper": ("get_paper", {"id": "000-02"}),
+        "summary": ("summarize_topic", {"topic": "watermarking", "max_papers": 5}),
+        "collections": ("list_collections", {}),
+        "bad_id": ("get_paper", {"id": "nope"}),
+        "bad_collection": ("search_papers", {"query": "x", "collection": "icml2042"}),
+        "bad_name": ("ask", {"question": "x?", "collection": "../../etc"}),
+    }
+    results = anyio.run(_session_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
+    tools = {t.name: t for t in results["tools"]}
+    assert set(tools) == {"search_papers", "ask", "get_paper", "summarize_topic", "list_collections"}
+    assert all(len(t.description) > 80 for t in tools.values())  # descriptions a model can act on
+    assert set(tools["search_papers"].input_schema["properties"]) == {
+        "query",
+        "k",
+        "venue",
+        "year",
+        "collection",
+    }
+
+    hits = _data(results["search"])["papers"]
+    assert (
+        hits[0]["id"] == "000-02" and hits[0]["source"] == "000_888317b1d60d9493.txt" and hits[0]["line"] == 5
+    )
+    answer = _data(results["ask"])
+    assert "14.94" in answer["answer"] and not answer["abstained"]
+    assert (
+        answer["citations"][0] | {"id": "000-02", "line": 5, "venue": "ICML", "year": 2026}
+        == answer["citations"][0]
+    )
+    paper = _data(results["paper"])
+    assert paper["label"] == "AdaSCALE" and "OptFS" in paper["abstract"]
+    summary = _data(results["summary"])
+    assert summary["markdown"].startswith("# watermarking") and summary["citations"]
+    assert {"name": "default", "chunks": 104} in _data(results["collections"])["collections"]
+
+    for name, message in [
+        ("bad_id", "error: no paper with id 'nope' in collection 'default'"),
+        ("bad_collection", "error: no collection named 'icml2042'"),
+        ("bad_name", "error: bad collection name '../../etc'"),
+    ]:
+        result = results[name]
+        text = result.content[0].text
+        assert result.is_error and message in text and "Traceback" not in text and "\n" not in text
+
+
+def test_an_answer_through_mcp_is_the_cli_answer(seed_settings):
+    question = "What does the sandbagging detection framework exploit?"
+    results = anyio.run(
+        _session_calls,
+        seed_settings.data_dir,
+        {"CITELINE_LOG": "false"},
+        {"ask": ("ask", {"question": question})},
+    )
+    through_mcp = _data(results["ask"])
+    cli = json.loads(run(["ask", question, "--json", "--no-log"], seed_settings).stdout)
+    assert through_mcp["answer"] == cli["answer"]
+    assert [c["id"] for c in through_mcp["citations"]] == [c["id"] for c in cli["citations"]]
+
+
+def test_the_embedded_models_server_answers_through_mcp(seed_settings, llm_server_url):
+    env = {"CITELINE_LLM": "openai", "CITELINE_LLM_BASE_URL": llm_server_url, "CITELINE_LOG": "false"}
+    question = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
+    results = anyio.run(_session_calls, seed_settings.data_dir, env, {"ask": ("ask", {"question": question})})
+    answer = _data(results["ask"])
+    assert "14.94" in answer["answer"] and any(c["id"] == "000-02" for c in answer["citations"])
+
+
+def test_stdout_carries_protocol_messages_only_even_on_first_use_ingest(tmp_path):
+    import subprocess
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+         "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search_papers",
+         "arguments": {"query": "watermarking", "k": 2}}},
+    ]  # fmt: skip
+    env = {**os.environ, "CITELINE_DATA_DIR": str(tmp_path / "fresh"), "CITELINE_LLM": "none"}
+    process = subprocess.Popen(["citeline", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    try:
+        for message in messages:
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+        replies = []
+        while len(replies) < 2:  # every stdout line must be a JSON-RPC message
+            line = process.stdout.readline()
+            assert line, process.stderr.read()
+            replies.append(json.loads(line))
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)
+    assert [r.get("id") for r in replies] == [1, 2]
+    assert "watermark" in replies[1]["result"]["content"][0]["text"].lower()
+    assert process.stdout.read() == ""
