@@ -349,6 +349,32 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _python_showwarning = warnings.showwarning
 
 
+llm_app = typer.Typer(help="The resident embedded-model server.", no_args_is_help=True)
+app.add_typer(llm_app, name="llm")
+
+
+@llm_app.command("status")
+def llm_status(json_out: Json = False, config: Config = None) -> None:
+    """Whether the embedded model's server is running, where, and how long it has been idle."""
+    import rag
+    from rag.ui import render
+
+    status = rag.llm_status(_settings(config))
+    if json_out:
+        render.print_json(status)
+    else:
+        render.llm_status(status)
+
+
+@llm_app.command("stop")
+def llm_stop(config: Config = None) -> None:
+    """Stop the embedded model's server (the next ask starts it again)."""
+    import rag
+    from rag.ui import render
+
+    render.llm_stopped(rag.llm_stop(_settings(config)))
+
+
 @app.command()
 def mcp(collection: Collection = None, llm: LLM = None, no_log: NoLog = False, config: Config = None) -> None:
     """Serve citeline's tools to an MCP client (Claude Desktop, an IDE) over stdio."""

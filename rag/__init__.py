@@ -37,6 +37,8 @@ _EXPORTS = {
     "Library": "rag.api",
     "CitelineRetriever": "rag.retrieval.langchain",
     "ingest": "rag.index.ingest",
+    "llm_status": "rag.answer.resident",
+    "llm_stop": "rag.answer.resident",
     "ensure_index": "rag.index.ingest",
     "IngestReport": "rag.index.ingest",
     "Summary": "rag.answer.summarize",
@@ -51,11 +53,12 @@ _EXPORTS = {
 __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _EXPORTS
     "Answer", "Chunk", "Citation", "CitelineError", "CitelineRetriever", "CitelineWarning", "Hit",
     "IngestReport", "Library", "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index",
-    "eval_set", "ingest",
+    "eval_set", "ingest", "llm_status", "llm_stop",
     "load_results", "load_settings", "run_eval", "run_signals", "write_results", "write_signals",
 ]  # fmt: skip
 
 if TYPE_CHECKING:
+    from rag.answer.resident import llm_status, llm_stop
     from rag.answer.summarize import Summary
     from rag.api import Library
     from rag.errors import CitelineError, CitelineWarning

@@ -73,6 +73,9 @@ class Settings:
     llm_base_url: str | None = None
     llm_model: str | None = None
     local_model: str = "qwen2.5-coder-1.5b"
+    # Keep the embedded model's server running between citeline processes, stopping it after this
+    # many minutes without use (rag/answer/resident.py); 0: each process starts and stops its own.
+    llm_idle_minutes: float = 15.0
     llm_timeout: float = 180.0
     llm_retries: int = 2
     llm_max_tokens: int = 384
@@ -173,6 +176,7 @@ _LIMITS: dict[str, tuple[float | None, float | None]] = {
     "similarity_margin": (0.0, 1.0),
     "listing_max_papers": (1, 1000),
     "llm_timeout": (0.1, None),
+    "llm_idle_minutes": (0.0, 7 * 24 * 60),
     "llm_retries": (0, 20),
     "llm_max_tokens": (16, 32768),
     "context_tokens": (512, 1_000_000),
@@ -211,6 +215,7 @@ _ENV = {
     "CITELINE_LLM_BASE_URL": "llm_base_url",
     "CITELINE_LLM_MODEL": "llm_model",
     "CITELINE_LOCAL_MODEL": "local_model",
+    "CITELINE_LLM_IDLE_MINUTES": "llm_idle_minutes",
     "CITELINE_LLM_TIMEOUT": "llm_timeout",
     "CITELINE_LLM_RETRIES": "llm_retries",
     "CITELINE_LLM_MAX_TOKENS": "llm_max_tokens",

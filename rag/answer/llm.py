@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -43,9 +43,13 @@ class LLMHandle:
     model: BaseChatModel | None
     name: str
     base_url: str | None = None
+    # Called before every request (the resident server counts it as use, postponing its shutdown).
+    on_use: Callable[[], None] | None = None
 
     def invoke(self, prompt: str | list[BaseMessage]) -> str:
         """The model's whole reply to a prompt or a message list, stripped."""
+        if self.on_use:
+            self.on_use()
         try:
             return str(self.model.invoke(prompt).content).strip()
         except CitelineError:
@@ -55,6 +59,8 @@ class LLMHandle:
 
     def stream(self, messages: list[BaseMessage]) -> Iterator[str]:
         """The reply piece by piece, as the server sends it."""
+        if self.on_use:
+            self.on_use()
         try:
             for chunk in self.model.stream(messages):
                 if chunk.content:
@@ -171,6 +177,20 @@ def make_llm(settings: Settings) -> LLMHandle:
     kind = resolve_kind(settings)
     if kind == "none":
         return LLMHandle("none", None, "none (extractive)")
+    if kind == "local" and settings.llm_idle_minutes > 0:
+        from rag.answer import resident
+
+        if not local_available(settings):
+            raise CitelineError(f"the embedded model is not installed; {INSTALL_HINT}")
+        state = resident.connect(settings)
+        served = lookup(settings.local_model).name
+        return LLMHandle(
+            "local",
+            chat_model(settings, state.base_url, served, state.token),
+            f"local:{served}",
+            state.base_url,
+            on_use=lambda: resident.touch(settings),
+        )
     if kind == "local":
         server = LocalServer.shared(settings)
         name = f"local:{server.model.name}"

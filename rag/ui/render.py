@@ -363,3 +363,23 @@ def log_entry(entry) -> None:
         for n, c in enumerate(entry.citations, start=1):
             where = shown(f"{c['source']}:{c['line']}")
             console.print(f" {n}. [{shown(c['key'])}] {shown(c['label'])}  [dim]{where}[/]")
+
+
+def llm_status(status: dict) -> None:
+    """The resident model server's state, one line."""
+    if not status.get("pid"):
+        console.print("not running (the next ask with the embedded model starts it)")
+        return
+    if not status["running"]:
+        console.print(f"not running (stale record of pid {status['pid']}; the next ask replaces it)")
+        return
+    idle = "" if status["idle_s"] is None else f", idle {status['idle_s']:.0f}s"
+    console.print(
+        f"running: {status['model']} at {status['url']} (pid {status['pid']}, up {status['uptime_s']:.0f}s"
+        f"{idle}; stops after {status['idle_shutdown_s']:.0f}s idle)"
+    )
+
+
+def llm_stopped(was_running: bool) -> None:
+    """What ``llm stop`` did."""
+    console.print("stopped" if was_running else "not running")

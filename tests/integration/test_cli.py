@@ -118,6 +118,7 @@ def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_
 
     settings = Settings(data_dir=tmp_path / "data")
     shutil.copytree(seed_settings.data_dir, settings.data_dir)  # a private copy: this test's log is its own
+    (settings.data_dir / "logs.sqlite").unlink(missing_ok=True)
     first = json.loads(run(["ask", "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", "--json"],
                            settings).stdout)  # fmt: skip
     follow = run(["ask", "--continue", "Which dataset was that on?", "--json"], settings)
