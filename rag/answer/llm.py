@@ -64,6 +64,8 @@ class LLMHandle:
         try:
             for chunk in self.model.stream(messages):
                 if chunk.content:
+                    if self.on_use:
+                        self.on_use()  # a long reply is use too
                     yield str(chunk.content)
         except CitelineError:
             raise

@@ -69,9 +69,11 @@ def test_unreachable_llm_server_is_one_clear_error(seed_settings):
 
 
 def test_embedded_default_starts_its_own_server_and_answers(seed_settings):
-    answer = _ask(
-        "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", seed_settings, {"CITELINE_LLM": "local"}
-    )
+    env = {
+        "CITELINE_LLM": "local",
+        "CITELINE_LLM_IDLE_MINUTES": "0",
+    }  # per process (resident: test_resident_llm)
+    answer = _ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", seed_settings, env)
     assert answer["model"] == "local:qwen2.5-coder-1.5b"
     assert "14.94" in answer["answer"] and [c["id"] for c in answer["citations"]] == ["000-02"]
 

@@ -1,0 +1,116 @@
+"""The resident embedded-model server: shared between processes, guarded, replaced, shut down when idle.
+
+Real llama.cpp servers with the real weights (the test data dirs link the installed weights).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import time
+
+import httpx
+import pytest
+
+from rag.answer.local_models import ensure_weights, lookup
+from rag.settings import Settings
+
+from .test_cli import run
+
+QUESTION = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
+
+
+@pytest.fixture
+def local_settings(seed_settings, tmp_path):
+    """A private copy of the session index with the installed weights linked in."""
+    from rag.answer.llm import local_available
+
+    if not local_available(Settings()):
+        pytest.skip("the embedded model is not installed")
+    data = tmp_path / "data"
+    shutil.copytree(
+        seed_settings.data_dir, data, ignore=shutil.ignore_patterns("models", "llm", "logs.sqlite")
+    )
+    weights = ensure_weights(lookup(Settings().local_model), Settings().models_dir)
+    (data / "models").mkdir(exist_ok=True)
+    (data / "models" / weights.name).symlink_to(weights)
+    settings = Settings(data_dir=data)
+    yield settings
+    run(["llm", "stop"], settings)
+
+
+def _status(settings) -> dict:
+    return json.loads(run(["llm", "status", "--json"], settings).stdout)
+
+
+def _ask(settings, env=None):
+    result = run(
+        ["ask", QUESTION, "--json", "--no-log"], settings, extra_env={"CITELINE_LLM": "local", **(env or {})}
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_processes_share_one_guarded_server_that_is_replaced_after_a_crash_and_stopped_on_request(
+    local_settings,
+):
+    assert _status(local_settings) == {"running": False}
+    assert "14.94" in _ask(local_settings)["answer"]
+    first = _status(local_settings)
+    assert first["running"] and first["url"].startswith("http://127.0.0.1:")
+    assert "14.94" in _ask(local_settings)["answer"]
+    assert _status(local_settings)["pid"] == first["pid"]  # the second process reused it
+
+    state = local_settings.data_dir / "llm" / "server.json"
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600
+    token = json.loads(state.read_text())["token"]
+    assert httpx.get(f"{first['url']}/models", timeout=5).status_code == 401  # no token, no service
+    assert (
+        httpx.get(
+            f"{first['url']}/models", headers={"Authorization": f"Bearer {token}"}, timeout=5
+        ).status_code
+        == 200
+    )
+
+    os.killpg(os.getpgid(first["pid"]), signal.SIGKILL)  # the watchdog and the server crash together
+    time.sleep(1)
+    assert not _status(local_settings)["running"]
+    assert "14.94" in _ask(local_settings)["answer"]  # detected and replaced
+    second = _status(local_settings)
+    assert second["running"] and second["pid"] != first["pid"]
+
+    assert run(["llm", "stop"], local_settings).stdout.strip() == "stopped"
+    assert not _alive(second["pid"]) and _status(local_settings) == {"running": False}
+    assert run(["llm", "stop"], local_settings).stdout.strip() == "not running"
+
+
+def test_two_processes_starting_at_once_start_one_server_which_stops_when_idle(local_settings):
+    env = {**os.environ, "CITELINE_DATA_DIR": str(local_settings.data_dir), "CITELINE_LLM": "local",
+           "CITELINE_LLM_IDLE_MINUTES": "0.5"}  # fmt: skip
+    env.pop("OPENAI_API_KEY", None)
+    command = ["citeline", "ask", QUESTION, "--json", "--no-log"]
+    processes = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]  # fmt: skip
+    outputs = [p.communicate(timeout=600) for p in processes]
+    assert all(p.returncode == 0 for p in processes), [o[1] for o in outputs]
+    assert all("14.94" in json.loads(o[0])["answer"] for o in outputs)
+    watchdogs = subprocess.run(["pgrep", "-f", f"rag.answer.resident {local_settings.data_dir}"],
+                               capture_output=True, text=True).stdout.split()  # fmt: skip
+    assert len(watchdogs) == 1
+    pid = int(watchdogs[0])
+    deadline = time.monotonic() + 90  # idle after 30 s (longer than any request); looked at every 7.5 s
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _alive(pid) and not (local_settings.data_dir / "llm" / "server.json").exists()
