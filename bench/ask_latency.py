@@ -2,6 +2,9 @@
 
     python bench/ask_latency.py                 # the embedded model, then --llm none (same run)
     python bench/ask_latency.py --llm local     # the embedded model only (starts its server once)
+    python bench/ask_latency.py --cold --warm   # one `citeline ask` process per question, as users run it:
+                                                # cold (each starts its own model server, the old way)
+                                                # then warm (the resident server), in one run
 
 Uses the index in CITELINE_DATA_DIR (the bundled corpus is ingested if it is missing). Prints one
 line per question and the summary, and writes bench/results/ask-<llm>.json.
@@ -11,8 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -65,10 +71,67 @@ def measure(llm: str) -> dict:
     }
 
 
+def _process(question: str, env: dict[str, str]) -> dict:
+    """One `citeline ask --json` process: wall time, and first token counted from the process start."""
+    started = time.perf_counter()
+    out = subprocess.run(["citeline", "ask", question, "--json", "--no-log"], env=env, capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    wall = time.perf_counter() - started
+    answer = json.loads(out.stdout)
+    t = answer["timings"]
+    before_ask = wall - t["total"]  # interpreter, imports, index open: before the question is asked
+    first = before_ask + t.get("first_token", t["total"])
+    return {"question": question, "first_token_s": round(first, 3), "total_s": round(wall, 3),
+            "mode": answer["mode"]}  # fmt: skip
+
+
+def measure_processes(kind: str) -> dict:
+    """Each question in a new process: ``cold`` starts a model server per process (residency off),
+    ``warm`` reuses the resident server (started and warmed up once before the timed questions)."""
+    settings = load_settings().replace(llm="local")
+    ensure_index(settings)
+    env = {**os.environ, "CITELINE_LLM": "local"}
+    subprocess.run(["citeline", "llm", "stop"], env=env, capture_output=True, check=True)
+    if kind == "cold":
+        env["CITELINE_LLM_IDLE_MINUTES"] = "0"
+    else:
+        _process("What is AdaSCALE?", env)  # starts the resident server; not timed
+    rows = []
+    for question in QUESTIONS:
+        row = _process(question, env)
+        rows.append(row)
+        print(
+            f"{kind}: {row['total_s']:6.2f}s  first {row['first_token_s']:6.2f}s  {row['mode']:10} {question}"
+        )
+    if kind == "warm":
+        subprocess.run(["citeline", "llm", "stop"], env=env, capture_output=True, check=True)
+    totals = [r["total_s"] for r in rows]
+    firsts = [r["first_token_s"] for r in rows]
+    return {
+        "llm": f"local, {kind} process per question",
+        "questions": len(rows),
+        "first_token_median_s": round(statistics.median(firsts), 2),
+        "first_token_p95_s": round(percentile(firsts, 0.95), 2),
+        "total_median_s": round(statistics.median(totals), 2),
+        "total_p95_s": round(percentile(totals, 0.95), 2),
+        "rows": rows,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--llm", default="local,none", help="comma-separated settings, measured in turn")
+    parser.add_argument("--cold", action="store_true", help="a process per question, each starting the model")
+    parser.add_argument("--warm", action="store_true", help="a process per question, the resident model")
     args = parser.parse_args()
+    if args.cold or args.warm:
+        kinds = [k for k in ("cold", "warm") if getattr(args, k)]
+        results = [measure_processes(kind) for kind in kinds]
+        print(json.dumps([{k: v for k, v in r.items() if k != "rows"} for r in results], indent=2))
+        out = Path(__file__).parent / "results" / f"ask-processes-{'-'.join(kinds)}.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps(results, indent=2))
+        return
     results = [measure(llm.strip()) for llm in args.llm.split(",")]
     print(json.dumps([{k: v for k, v in r.items() if k != "rows"} for r in results], indent=2))
     out = Path(__file__).parent / "results" / f"ask-{args.llm.replace(',', '-')}.json"
