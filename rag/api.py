@@ -64,7 +64,7 @@ class Library:
         if self._chain is None:
             from rag.answer.pipeline import AnswerChain
 
-            self._chain = AnswerChain(self.settings, self.retriever, self.llm)
+            self._chain = AnswerChain(self.settings, self.retriever, lambda: self.llm)
         return self._chain
 
     @property

@@ -14,7 +14,7 @@ Each step is a method, so :meth:`AnswerChain.ask` reads as the flow it implement
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rag.answer import evidence as ev
@@ -24,7 +24,7 @@ from rag.answer.grounding import invented_figures
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
-from rag.answer.llm import LLMHandle
+from rag.answer.llm import LLMHandle, resolve_kind
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
 from rag.index.tokens import count_tokens
 from rag.records import Answer, Hit, Paper, Turn
@@ -35,6 +35,9 @@ from rag.settings import Settings
 from rag.text import checked_query, lexical_terms, without_keys
 
 __all__ = ["AnswerChain", "Turn", "is_refusal", "refusal_sentence"]
+
+# The model name of an answer that needed no model (a listing, or nothing relevant to answer from).
+NO_MODEL_CALL = "no model call"
 
 
 @dataclass
@@ -72,12 +75,28 @@ class _Draft:
 class AnswerChain:
     """Answers questions over one retriever with one LLM (or none: quoted evidence)."""
 
-    def __init__(self, settings: Settings, retriever: PaperSearch, llm: LLMHandle) -> None:
+    def __init__(
+        self, settings: Settings, retriever: PaperSearch, llm: LLMHandle | Callable[[], LLMHandle]
+    ) -> None:
         self.settings = settings
         self.retriever = retriever
-        self.llm = llm
+        # A handle, or how to make one: then the model is started only when an answer needs it,
+        # so a listing or an abstention never waits for the embedded model to load.
+        self._llm = llm if isinstance(llm, LLMHandle) else None
+        self._make_llm = None if isinstance(llm, LLMHandle) else llm
         self._refusal = refusal_sentence()
         self._system = prompt_text("answer_system").replace("{refusal}", self._refusal)
+
+    @property
+    def llm(self) -> LLMHandle:
+        """The model (built on first use when the chain was given a factory)."""
+        if self._llm is None:
+            self._llm = self._make_llm()
+        return self._llm
+
+    def _has_model(self) -> bool:
+        """Whether answers use a model, without starting one."""
+        return self._llm.model is not None if self._llm is not None else resolve_kind(self.settings) != "none"
 
     @property
     def system_prompt(self) -> str:
@@ -123,7 +142,7 @@ class AnswerChain:
 
     def standalone_question(self, question: str, history: Sequence[Turn] = ()) -> str:
         """Rewrite a follow-up (or a non-English question) into a standalone English query."""
-        if self.llm.model is None or not (history or needs_translation(question)):
+        if not (history or needs_translation(question)) or not self._has_model():
             return question
         turns = history[-3:]
         transcript = "\n".join(f"User: {t.question}\nAssistant: {without_keys(t.answer)}" for t in turns)
@@ -209,7 +228,7 @@ class AnswerChain:
             abstained=refused,
             citations=[] if refused else checked.citations,
             retrieved=run.hits,
-            model=self.llm.name,
+            model=self._llm.name if self._llm is not None else NO_MODEL_CALL,
             invalid_keys=list(dict.fromkeys(draft.invalid + checked.invalid)),
             grounded=refused or bool(checked.citations),
             standalone_question=run.standalone if run.standalone != run.question else None,

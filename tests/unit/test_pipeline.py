@@ -115,3 +115,22 @@ def test_over_long_or_empty_questions_and_topics_are_one_clear_error_before_any_
     with pytest.raises(CitelineError, match="the topic is 5,000 characters long"):
         summarizer.summarize("y" * 5000)
     assert model.prompts == []
+
+
+def test_a_listing_or_an_abstention_never_starts_the_model_and_a_factoid_starts_it_once():
+    model = ScriptedChatModel(
+        replies=["AdaSCALE beats OptFS by 14.94% [o1].", "Compression [w1]."], prompts=[]
+    )
+    started = []
+
+    def start_model() -> LLMHandle:
+        started.append(True)
+        return LLMHandle("openai", model, "scripted")
+
+    chain = AnswerChain(Settings(llm="openai"), FakeRetriever(PAPERS), start_model)
+    listing = chain.ask("Which papers study watermarking?")
+    off_topic = chain.ask("What accuracy does GPT-5 reach on MMLU?")
+    assert started == [] and listing.model == off_topic.model == "no model call"
+    chain.ask("By how much does AdaSCALE beat OptFS?")
+    chain.ask("What does AudioMark survive?")
+    assert started == [True]
