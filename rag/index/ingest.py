@@ -271,14 +271,29 @@ class _Lease:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.holder = f"{socket.gethostname()} pid {os.getpid()}#{uuid.uuid4().hex[:8]}"
-        store.claim_ingest(self.holder, self.SECONDS)
+        store.claim_ingest(self.holder, self.SECONDS, _gone)
         self.renewed = time.monotonic()
 
     def renew(self) -> None:
         """Extend the lease when it is due."""
         if time.monotonic() - self.renewed > self.SECONDS / 4:
-            self.store.claim_ingest(self.holder, self.SECONDS)
+            self.store.claim_ingest(self.holder, self.SECONDS, _gone)
             self.renewed = time.monotonic()
+
+
+def _gone(holder: str) -> bool:
+    """A lease holder on this machine whose process no longer runs (a killed ingest)."""
+    host, _, rest = holder.partition(" pid ")
+    pid = rest.split("#", 1)[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) -> IngestReport:

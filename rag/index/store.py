@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -252,12 +252,15 @@ class Store:
         self.collection.modify(metadata=kept)
         self._collection = self.client.get_collection(self.name, embedding_function=None)
 
-    def claim_ingest(self, holder: str, seconds: float) -> None:
+    def claim_ingest(
+        self, holder: str, seconds: float, is_gone: Callable[[str], bool] = lambda _: False
+    ) -> None:
         """Take the collection's ingest lease, or fail naming who holds it.
 
         Machines sharing a Chroma server have no common lock file. The lease lives in the collection
         metadata with an expiry (renewed while the ingest runs, so a crashed ingest frees it):
         best effort, as Chroma has no compare-and-set, so the claim is read back before it counts.
+        ``is_gone`` tells a holder known to have died (a killed ingest on this machine) from a live one.
         """
         import time
 
@@ -265,7 +268,7 @@ class Store:
             current = self._fresh_metadata()
             held = str(current.get(LEASE) or "")
             other, _, expires = held.rpartition("|")
-            if other and other != holder and float(expires or 0) > time.time():
+            if other and other != holder and float(expires or 0) > time.time() and not is_gone(other):
                 when = time.strftime("%H:%M:%S", time.localtime(float(expires)))
                 raise CitelineError(
                     f"collection {self.name!r} is being ingested by {other.split('#')[0]} "

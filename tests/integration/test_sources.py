@@ -247,4 +247,11 @@ def test_a_second_machine_cannot_ingest_a_server_collection_while_another_holds_
         ingest([path], settings)
     other.claim_ingest("host-a pid 7#abc", -1)  # A crashed: its lease ran out
     assert ingest([path], settings).unchanged == 1
+    import socket
+    import subprocess
+
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    other.claim_ingest(f"{socket.gethostname()} pid {finished.pid}#dead", 600)  # killed on this machine
+    assert ingest([path], settings).unchanged == 1  # its lease is taken over at once
     assert "citeline_ingest" not in (_store(settings).collection.metadata or {})
