@@ -230,7 +230,7 @@ def llm_status(settings: Settings) -> dict:
     state = read_state(settings)
     if state is None:
         return {"running": False}
-    running = healthy(state, settings) or (_alive(state.pid) and _answers(state))
+    running = _alive(state.pid) and _answers(state)
     try:
         idle = time.time() - _used_file(settings).stat().st_mtime
     except OSError:
