@@ -77,7 +77,7 @@ class Library:
         return self._log
 
     def last_conversation(self) -> tuple[str, list[Turn]]:
-        """The latest logged conversation's id and answered turns, to continue it (``ask -c``)."""
+        """The latest logged conversation's id and answered turns, to continue it (``ask --continue``)."""
         return self.log.last_conversation()
 
     def search(self, query: str, k: int | None = None, mode: str = "hybrid", floor: bool = True) -> list[Hit]:

@@ -135,6 +135,12 @@ def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_
     assert [e["id"] for e in found] == [listed[1]["id"]]
     shown = run(["log", "show", str(listed[1]["id"])], settings, extra_env={"COLUMNS": "200"})
     assert first["answer"].split()[0] in shown.stdout and "000_888317b1d60d9493.txt:5" in shown.stdout
+    run(["chat"], settings, stdin="What is AdaSCALE?\nWhat does OptFS do?\n")
+    chat = json.loads(run(["log", "-n", "2", "--json"], settings).stdout)
+    assert [e["kind"] for e in chat] == ["chat", "chat"] and chat[0]["conversation"] == chat[1][
+        "conversation"
+    ]
+    assert chat[0]["conversation"] != listed[0]["conversation"]
     missing = run(["log", "show", "999"], settings)
     assert missing.returncode == 1 and missing.stderr.startswith("error: no log entry 999")
 
