@@ -32,9 +32,10 @@ console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
-def shown(text: str) -> str:
-    """Corpus or user text as rich shows it literally: no control sequence, no markup, no LaTeX."""
-    return escape(printable(plain_text(text)))
+def shown(text: str, latex: bool = True) -> str:
+    """Corpus or user text as rich shows it literally: no control sequence, no markup, and LaTeX
+    unwrapped (not for identifiers, ``latex=False``: an ID must read exactly as typed)."""
+    return escape(printable(plain_text(text) if latex else text))
 
 
 def print_json(data: Any) -> None:
@@ -128,7 +129,10 @@ def papers_table(papers: list[Paper]) -> None:
     for paper in papers:
         venue = " ".join(str(x) for x in (paper.venue, paper.year) if x)
         table.add_row(
-            shown(paper.id), shown(paper.display), shown(venue), shown(f"{paper.source}:{paper.line}")
+            shown(paper.id, latex=False),
+            shown(paper.display),
+            shown(venue),
+            shown(f"{paper.source}:{paper.line}", latex=False),
         )
     console.print(table)
     console.print(f"[dim]{len(papers)} papers[/]")
@@ -136,7 +140,7 @@ def papers_table(papers: list[Paper]) -> None:
 
 def paper_detail(paper: Paper) -> None:
     """One paper in full, with its provenance."""
-    console.print(f"[bold]{shown(paper.display)}[/]  [dim]{shown(paper.id)}[/]")
+    console.print(f"[bold]{shown(paper.display)}[/]  [dim]{shown(paper.id, latex=False)}[/]")
     if paper.authors:
         console.print(shown(", ".join(paper.authors)))
     meta = [
@@ -164,8 +168,9 @@ def hits_table(hits: list[Hit], mode: str) -> None:
         )
     for n, hit in enumerate(hits, start=1):
         sim = "" if hit.similarity is None else f"{hit.similarity:.2f}"
-        table.add_row(str(n), f"{hit.score:.4f}", sim, shown(hit.paper.id), shown(hit.paper.display),
-                      shown(f"{hit.paper.source}:{hit.paper.line}"))  # fmt: skip
+        where = shown(f"{hit.paper.source}:{hit.paper.line}", latex=False)
+        table.add_row(str(n), f"{hit.score:.4f}", sim, shown(hit.paper.id, latex=False),
+                      shown(hit.paper.display), where)  # fmt: skip
     console.print(table)
     console.print(f"[dim]mode: {mode}[/]")
 
@@ -316,15 +321,17 @@ def sources(answer: Answer) -> None:
     if answer.abstained and not answer.citations:
         if answer.retrieved:
             console.print(
-                "[dim]Closest papers: " + shown(", ".join(h.paper.id for h in answer.retrieved)) + "[/]"
+                "[dim]Closest papers: "
+                + shown(", ".join(h.paper.id for h in answer.retrieved), latex=False)
+                + "[/]"
             )
         return
     console.print()
     console.print("[bold]Sources[/]")
     for n, citation in enumerate(answer.citations, start=1):
         paper = citation.paper
-        where = shown(f"{paper.source}:{paper.line}")
-        console.print(f" {n}. [{shown(citation.key)}] {shown(paper.display)}  [dim]{where}[/]")
+        where = shown(f"{paper.source}:{paper.line}", latex=False)
+        console.print(f" {n}. [{shown(citation.key, latex=False)}] {shown(paper.display)}  [dim]{where}[/]")
     console.print(f"[dim]{answer.model} · {answer.timings.get('total', 0):.1f}s[/]")
 
 
@@ -361,8 +368,8 @@ def log_entry(entry) -> None:
         console.print()
         console.print("[bold]Sources[/]")
         for n, c in enumerate(entry.citations, start=1):
-            where = shown(f"{c['source']}:{c['line']}")
-            console.print(f" {n}. [{shown(c['key'])}] {shown(c['label'])}  [dim]{where}[/]")
+            where = shown(f"{c['source']}:{c['line']}", latex=False)
+            console.print(f" {n}. [{shown(c['key'], latex=False)}] {shown(c['label'])}  [dim]{where}[/]")
 
 
 def llm_status(status: dict) -> None:
