@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
-import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rag.answer.local_models import INSTALL_HINT, ensure_weights, lookup, parts_installed
+from rag.answer.local_models import INSTALL_HINT, ensure_weights, lookup, parts_installed, server_command
 from rag.errors import CitelineError
 from rag.settings import Settings
 
@@ -109,12 +107,7 @@ class LocalServer:
         log = settings.data_dir / "llama-server.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         self._log = log.open("ab")
-        command = [
-            sys.executable, "-m", "llama_cpp.server",
-            "--model", str(self.weights), "--model_alias", self.model.name,
-            "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(settings.context_tokens), "--n_threads", str(os.cpu_count() or 1),
-        ]  # fmt: skip
+        command = server_command(self.model, self.weights, self.port, settings.context_tokens)
         self.process = subprocess.Popen(
             command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )

@@ -95,3 +95,15 @@ def ensure_weights(model: LocalModel, models_dir: Path) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return target
+
+
+def server_command(model: LocalModel, weights: Path, port: int, context_tokens: int) -> list[str]:
+    """The llama.cpp server command for ``model`` on a loopback ``port`` (per-process or resident)."""
+    import sys
+
+    return [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(weights), "--model_alias", model.name,
+        "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", str(context_tokens), "--n_threads", str(os.cpu_count() or 1),
+    ]  # fmt: skip

@@ -27,7 +27,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rag.answer.local_models import ensure_weights, lookup
+from rag.answer.local_models import ensure_weights, lookup, server_command
 from rag.errors import CitelineError
 from rag.settings import Settings
 
@@ -153,12 +153,7 @@ def _start(settings: Settings) -> ServerState:
     weights = ensure_weights(model, settings.models_dir)
     port = free_port()
     token = secrets.token_urlsafe(32)
-    command = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(weights), "--model_alias", model.name,
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", str(settings.context_tokens), "--n_threads", str(os.cpu_count() or 1),
-    ]  # fmt: skip
+    command = server_command(model, weights, port, settings.context_tokens)
     log = settings.data_dir / "llama-server.log"
     touch(settings)
     idle = str(settings.llm_idle_minutes * 60)
