@@ -31,6 +31,14 @@ def _vector(text: str) -> list[float]:
     return [v / norm for v in vector]
 
 
+def _reply(handler: BaseHTTPRequestHandler, status: int, payload: bytes) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
 class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -38,11 +46,7 @@ class _Handler(BaseHTTPRequestHandler):
         data = [{"object": "embedding", "index": i, "embedding": _vector(t)} for i, t in enumerate(inputs)]
         payload = json.dumps({"object": "list", "data": data[::-1], "model": body["model"],
                               "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()  # fmt: skip
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        _reply(self, 200, payload)
 
     def log_message(self, *args):
         pass
@@ -90,11 +94,7 @@ class _EchoingHandler(BaseHTTPRequestHandler):
         header = self.headers["Authorization"]
         message = f"Incorrect API key provided: {header}. api_key={header.removeprefix('Bearer ')}"
         payload = json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        _reply(self, 401, payload)
 
     def log_message(self, *args):
         pass
