@@ -18,25 +18,36 @@ residency off: each process then starts its own server and stops it at exit, as 
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import signal
+import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rag.answer.local_models import ensure_weights, lookup, server_command
-from rag.errors import CitelineError
+from rag.errors import CitelineError, warn
 from rag.settings import Settings
 
 START_TIMEOUT = 240.0
+PID_MAX = 4_194_304  # the kernel's ceiling for /proc/sys/kernel/pid_max
+STATE_MAX_BYTES = 64 * 1024
 
 
-@dataclass
+@dataclass(frozen=True)
 class ServerState:
-    """What the state file records about a running resident server."""
+    """What the state file records about a running resident server.
+
+    The state file is input like any other: it may be stale (a reboot reused the pid), damaged, or
+    written by someone else. ``pid_start`` (the watchdog's start time in clock ticks after boot,
+    field 22 of ``/proc/PID/stat``) is what lets :func:`is_ours` prove that the process behind
+    ``pid`` is still the one we started before anything is signalled.
+    """
 
     pid: int  # the watchdog's pid (it owns the llama.cpp process)
     port: int
@@ -44,11 +55,20 @@ class ServerState:
     model: str
     context_tokens: int
     started: float
+    pid_start: int
 
     @property
     def base_url(self) -> str:
         """The OpenAI-compatible endpoint."""
         return f"http://127.0.0.1:{self.port}/v1"
+
+
+@dataclass(frozen=True)
+class StateRead:
+    """The state file as read: a trusted state, or why the file there cannot be trusted."""
+
+    state: ServerState | None
+    problem: str | None = None  # set when a file exists but is damaged, foreign or unsafe
 
 
 def _directory(settings: Settings) -> Path:
@@ -63,22 +83,133 @@ def _used_file(settings: Settings) -> Path:
     return _directory(settings) / "last-used"
 
 
-def read_state(settings: Settings) -> ServerState | None:
-    """The recorded server, or None (no file, or one that does not parse)."""
+def parse_state(raw: bytes) -> ServerState:
+    """A state record whose every field has the right type and a possible value (else ValueError).
+
+    ``pid`` must be above 1: ``kill(-1)`` signals every process, ``kill(0)`` the caller's group.
+    """
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    kinds = {"pid": int, "port": int, "token": str, "model": str, "context_tokens": int,
+             "started": (int, float), "pid_start": int}  # fmt: skip
+    for name, kind in kinds.items():
+        value = data.get(name)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise ValueError(f"{name} is {str(value)[:40]!r}")
+    checks = {
+        "pid": 1 < data["pid"] <= PID_MAX,
+        "port": 0 < data["port"] < 65536,
+        "token": 16 <= len(data["token"]) <= 256 and data["token"].isprintable(),
+        "context_tokens": 0 < data["context_tokens"] < 10**7,
+        "started": math.isfinite(data["started"]),
+        "pid_start": data["pid_start"] > 0,
+    }
+    for name, ok in checks.items():
+        if not ok:
+            raise ValueError(f"{name} is {str(data[name])[:40]!r}")
+    return ServerState(**{name: data[name] for name in kinds})
+
+
+def read_state_file(settings: Settings) -> StateRead:
+    """The state file, trusted only when it is a regular file of ours that nobody else can write."""
+    path = _state_file(settings)
     try:
-        return ServerState(**json.loads(_state_file(settings).read_text()))
-    except (OSError, ValueError, TypeError):
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return StateRead(None)
+    except OSError as exc:
+        return StateRead(None, f"cannot be read ({exc.strerror})")
+    if stat.S_ISLNK(info.st_mode):
+        return StateRead(None, "is a symbolic link")
+    if not stat.S_ISREG(info.st_mode):
+        return StateRead(None, "is not a regular file")
+    if info.st_uid != os.getuid():
+        return StateRead(None, "belongs to another user")
+    if info.st_mode & 0o022:
+        return StateRead(None, "is writable by other users")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            raw = os.read(fd, STATE_MAX_BYTES + 1)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return StateRead(None, f"cannot be read ({exc.strerror})")
+    if len(raw) > STATE_MAX_BYTES:
+        return StateRead(None, "is too large")
+    try:
+        return StateRead(parse_state(raw))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return StateRead(None, f"is damaged ({str(exc)[:80]})")
+
+
+def read_state(settings: Settings) -> ServerState | None:
+    """The recorded server, or None (no file, or one that cannot be trusted)."""
+    return read_state_file(settings).state
+
+
+def _write_state(settings: Settings, state: ServerState) -> None:
+    """Write the state file (mode 0600) through a new temporary file and a rename: a symbolic link
+    or any other file at the path is replaced, never written through."""
+    path = _state_file(settings)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(json.dumps(asdict(state)))
+        if path.is_dir() and not path.is_symlink():
+            _move_aside(path)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _move_aside(path: Path) -> None:
+    path.rename(path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))
+
+
+def _discard_state(settings: Settings) -> None:
+    """Remove the state file (a link is removed, never its target; a directory is moved aside)."""
+    path = _state_file(settings)
+    try:
+        if path.is_dir() and not path.is_symlink():
+            _move_aside(path)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise CitelineError(f"cannot remove the model server's state file {path}: {exc.strerror}") from None
+
+
+def _process(pid: int) -> tuple[int, list[bytes], int] | None:
+    """(start time in clock ticks after boot, argv, owner uid) of a live process, from /proc."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        uid = os.stat(f"/proc/{pid}").st_uid
+        return int(text[text.rindex(")") + 2 :].split()[19]), argv, uid
+    except (OSError, ValueError, IndexError):
         return None
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+def is_ours(state: ServerState, settings: Settings) -> bool:
+    """The process behind ``state.pid`` is the watchdog this state file recorded, proven by its owner,
+    its start time, its command line (our module, this state file) and the per-start token in its
+    environment. A pid reused by another program (after a reboot, say) fails every one of these."""
+    if not 1 < state.pid <= PID_MAX or state.pid == os.getpid():
         return False
-    except PermissionError:
-        return True
-    return True
+    found = _process(state.pid)
+    if found is None:
+        return False
+    start, argv, uid = found
+    expected = [b"-m", b"rag.answer.resident", os.fsencode(_state_file(settings))]
+    if uid != os.getuid() or start != state.pid_start or argv[1:4] != expected:
+        return False
+    try:
+        environ = Path(f"/proc/{state.pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return f"API_KEY={state.token}".encode() in environ
 
 
 def _answers(state: ServerState, timeout: float = 3.0) -> bool:
@@ -93,12 +224,12 @@ def _answers(state: ServerState, timeout: float = 3.0) -> bool:
 
 
 def healthy(state: ServerState | None, settings: Settings) -> bool:
-    """The recorded server runs, answers with its token, and serves the model and context asked for."""
+    """The recorded server is ours, answers with its token, and serves the model and context asked for."""
     return (
         state is not None
         and state.model == settings.local_model
         and state.context_tokens == settings.context_tokens
-        and _alive(state.pid)
+        and is_ours(state, settings)
         and _answers(state)
     )
 
@@ -110,18 +241,74 @@ def touch(settings: Settings) -> None:
     path.touch()
 
 
+def _terminate(state: ServerState, settings: Settings, timeout: float) -> bool:
+    """SIGTERM, then SIGKILL after ``timeout``, to the recorded watchdog, only if :func:`is_ours`.
+
+    The process is pinned by a pidfd before it is checked, so the one checked is the one signalled
+    even if it exits and its pid is reused in between. Returns whether it was ours and signalled.
+    """
+    try:
+        handle = os.pidfd_open(state.pid)
+    except ProcessLookupError:
+        return False
+    except OSError:  # no pidfd (old kernel): check and signal by pid
+        handle = None
+    try:
+        if not is_ours(state, settings):
+            return False
+        _send(handle, state.pid, signal.SIGTERM)
+        if not _exited(handle, state.pid, timeout):
+            _send(handle, state.pid, signal.SIGKILL)
+            _exited(handle, state.pid, 5.0)
+        _reaped(state.pid, 5.0)
+        return True
+    except ProcessLookupError:
+        return True
+    finally:
+        if handle is not None:
+            os.close(handle)
+
+
+def _send(handle: int | None, pid: int, signum: int) -> None:
+    if handle is not None:
+        signal.pidfd_send_signal(handle, signum)
+    elif pid > 1:
+        os.kill(pid, signum)
+
+
+def _exited(handle: int | None, pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    if handle is not None:
+        import select
+
+        poller = select.poll()
+        poller.register(handle, select.POLLIN)
+        return bool(poller.poll(max(0, int(timeout * 1000))))
+    while time.monotonic() < deadline:
+        if _process(pid) is None:
+            return True
+        time.sleep(0.1)
+    return _process(pid) is None
+
+
+def _reaped(pid: int, timeout: float) -> None:
+    """Wait (bounded) until an exited process is gone from the process table, so that "stopped"
+    means gone: its parent (init, for a detached watchdog) reaps it a moment after it exits."""
+    deadline = time.monotonic() + timeout
+    while _process(pid) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def stop(settings: Settings, timeout: float = 20.0) -> ServerState | None:
-    """Stop the recorded server (if any) and remove its state; returns what was stopped."""
+    """Stop the recorded server if it is provably ours, and remove the state file in any case.
+
+    Returns the state of the server that was stopped, or None when none of ours was running (no
+    file, a damaged or untrusted one, or a pid that now belongs to another process: never signalled).
+    """
     state = read_state(settings)
-    if state is not None and _alive(state.pid):
-        os.kill(state.pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while _alive(state.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if _alive(state.pid):
-            os.kill(state.pid, signal.SIGKILL)
-    _state_file(settings).unlink(missing_ok=True)
-    return state
+    stopped = state is not None and _terminate(state, settings, timeout)
+    _discard_state(settings)
+    return state if stopped else None
 
 
 def connect(settings: Settings) -> ServerState:
@@ -129,21 +316,31 @@ def connect(settings: Settings) -> ServerState:
     from filelock import FileLock
 
     directory = _directory(settings)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _clean_partial_weights(settings)
     state = read_state(settings)
     if healthy(state, settings):
         touch(settings)
         return state  # type: ignore[return-value]
     with FileLock(str(directory / "server.lock"), timeout=START_TIMEOUT + 30):
-        state = read_state(settings)  # another process may have started it while we waited
-        if healthy(state, settings):
+        found = read_state_file(settings)  # another process may have started it while we waited
+        if healthy(found.state, settings):
             touch(settings)
-            return state  # type: ignore[return-value]
-        if state is not None:
-            stop(settings)  # crashed, stale, or for another model: replace it
+            return found.state  # type: ignore[return-value]
+        if found.problem:
+            warn(f"the model server's state file {found.problem}; replacing it")
+        stop(settings)  # crashed, stale, for another model, or untrusted: replace it
         state = _start(settings)
     touch(settings)
     return state
+
+
+def _clean_partial_weights(settings: Settings) -> None:
+    """Remove weight files a killed assembly left behind (``NAME.<pid>.part`` of a pid that is gone)."""
+    for leftover in settings.models_dir.glob("*.part"):
+        pid = leftover.name.rsplit(".", 2)[-2]
+        if not (pid.isdigit() and Path(f"/proc/{pid}").exists()):
+            leftover.unlink(missing_ok=True)
 
 
 def _start(settings: Settings) -> ServerState:
@@ -162,7 +359,9 @@ def _start(settings: Settings) -> ServerState:
     env = {**os.environ, "API_KEY": token}
     process = subprocess.Popen(watchdog, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
-    state = ServerState(process.pid, port, token, settings.local_model, settings.context_tokens, time.time())
+    found = _process(process.pid)
+    state = ServerState(process.pid, port, token, settings.local_model, settings.context_tokens, time.time(),
+                        found[0] if found else 1)  # fmt: skip
     deadline = time.monotonic() + START_TIMEOUT
     while not _answers(state, timeout=2):
         if process.poll() is not None or time.monotonic() > deadline:
@@ -170,11 +369,24 @@ def _start(settings: Settings) -> ServerState:
                 process.terminate()
             raise CitelineError(f"the embedded LLM server did not start; see {log}")
         time.sleep(0.3)
-    path = _state_file(settings)
-    path.touch(mode=0o600)
-    path.chmod(0o600)
-    path.write_text(json.dumps(asdict(state)))
+    _write_state(settings, state)
     return state
+
+
+def _die_with_parent() -> Callable[[], None]:
+    """A ``preexec_fn`` that has the kernel SIGTERM the child when its parent (the watchdog) dies,
+    even by SIGKILL, so a killed watchdog never leaves ~1 GB of llama.cpp server behind."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
+
+    def arm() -> None:
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the line above
+            os._exit(1)
+
+    return arm
 
 
 def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: list[str]) -> int:
@@ -183,7 +395,10 @@ def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: lis
     On the way out the state file is removed if it still names this watchdog.
     """
     with log.open("ab") as out:
-        child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        arm = _die_with_parent() if sys.platform == "linux" else None
+        child = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, preexec_fn=arm
+        )
 
     def finish(*_: object) -> None:
         if child.poll() is None:
@@ -193,7 +408,7 @@ def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: lis
             except subprocess.TimeoutExpired:
                 child.kill()
         try:
-            if json.loads(state.read_text()).get("pid") == os.getpid():
+            if not state.is_symlink() and json.loads(state.read_text()).get("pid") == os.getpid():
                 state.unlink()
         except (OSError, ValueError):
             pass
@@ -222,10 +437,14 @@ if __name__ == "__main__":
 
 def llm_status(settings: Settings) -> dict:
     """What ``citeline llm status`` shows: whether the resident server runs, where, since when, idle for."""
-    state = read_state(settings)
+    found = read_state_file(settings)
+    if found.problem:
+        return {"running": False, "problem": f"the state file {found.problem}; the next ask replaces it"}
+    state = found.state
     if state is None:
         return {"running": False}
-    running = _alive(state.pid) and _answers(state)
+    ours = is_ours(state, settings)
+    running = ours and _answers(state)
     try:
         idle = time.time() - _used_file(settings).stat().st_mtime
     except OSError:
@@ -233,6 +452,7 @@ def llm_status(settings: Settings) -> dict:
     return {
         "running": running,
         "pid": state.pid,
+        "ours": ours,
         "url": state.base_url,
         "model": state.model,
         "context_tokens": state.context_tokens,
@@ -244,8 +464,5 @@ def llm_status(settings: Settings) -> dict:
 
 
 def llm_stop(settings: Settings) -> bool:
-    """Stop the resident server; False when none was running."""
-    state = read_state(settings)
-    was_running = state is not None and _alive(state.pid)
-    stop(settings)
-    return was_running
+    """Stop the resident server; False when none of ours was running (nothing else is signalled)."""
+    return stop(settings) is not None

@@ -374,11 +374,15 @@ def log_entry(entry) -> None:
 
 def llm_status(status: dict) -> None:
     """The resident model server's state, one line."""
+    if status.get("problem"):
+        console.print(f"not running ({printable(status['problem'])})")
+        return
     if not status.get("pid"):
         console.print("not running (the next ask with the embedded model starts it)")
         return
     if not status["running"]:
-        console.print(f"not running (stale record of pid {status['pid']}; the next ask replaces it)")
+        why = "is not the server we started" if not status.get("ours") else "does not answer"
+        console.print(f"not running (the recorded pid {status['pid']} {why}; the next ask replaces it)")
         return
     idle = "" if status["idle_s"] is None else f", idle {status['idle_s']:.0f}s"
     console.print(
