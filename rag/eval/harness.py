@@ -1,8 +1,10 @@
 """Run an eval set: retrieval per mode, then answers per LLM configuration, with the metrics.
 
 An eval file is JSON Lines with ``id``, ``question``, ``kind`` (factoid, multi-paper, summary,
-unanswerable, cross-lingual), ``gold`` (paper IDs, each with source and line) and ``facts``. It
-works on any corpus: point the settings at the collection the gold IDs come from.
+listing, unanswerable, cross-lingual), ``gold`` (paper IDs, each with source and line), ``facts``
+and optional ``tags`` (finer labels within a kind, such as ``near-miss``, ``entity`` or
+``acronym``, so results can be read per tag without a new kind the metrics would have to learn).
+It works on any corpus: point the settings at the collection the gold IDs come from.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class EvalItem:
     kind: str
     gold: tuple[str, ...]
     facts: tuple[str, ...]
+    tags: tuple[str, ...] = ()
 
     @property
     def answerable(self) -> bool:
@@ -65,12 +68,18 @@ def load_eval_set(path: Path) -> list[EvalItem]:
             continue
         try:
             raw = json.loads(line)
+            if not isinstance(raw, dict):
+                raise TypeError("a line must be a JSON object")
+            tags = raw.get("tags", [])
+            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+                raise TypeError("tags must be a list of strings")
             item = EvalItem(
                 id=str(raw["id"]),
                 question=str(raw["question"]),
                 kind=str(raw["kind"]),
                 gold=tuple(str(g["id"] if isinstance(g, dict) else g) for g in raw.get("gold", [])),
                 facts=tuple(str(f) for f in raw.get("facts", [])),
+                tags=tuple(tags),
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise CitelineError(
@@ -151,6 +160,7 @@ def evaluate_answers(
         rows.append({
             "id": item.id,
             "kind": item.kind,
+            "tags": list(item.tags),
             "question": item.question,
             "answer": answer.text,
             "abstained": answer.abstained,

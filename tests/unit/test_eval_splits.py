@@ -1,0 +1,118 @@
+"""Integrity of the bundled eval splits, read from the files themselves (no question text here).
+
+The test split is frozen and report-only, so what can go wrong is in the data: a gold paper that
+moved (its line no longer matches the seed file), a fact the abstract does not state, a question
+present in both splits or a test topic the dev split already tunes (same gold set), and a test
+question copied into code, tests or prompts, which is how the split leaked before (issue #19).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rag.eval.harness import KINDS, LISTING_KINDS, eval_set, load_eval_set
+from rag.index.corpus import parse_source
+from rag.resources import bundled_corpus
+from rag.text import plain_text
+
+SPLITS = ("dev", "test")
+TAGS = {"near-miss": "unanswerable", "entity": "answerable", "acronym": "answerable"}
+ROOT = Path(__file__).resolve().parents[2]
+CODE = ("tests", "rag", "cli.py", "bench", "prompts")
+
+
+def _records(split: str) -> list[dict]:
+    lines = eval_set(split).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> dict:
+    papers = {}
+    for path in bundled_corpus():
+        for paper in parse_source(path, path.name).papers:
+            papers[paper.id] = paper
+    return papers
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_every_line_is_a_well_formed_item_the_loader_accepts(split):
+    records = _records(split)
+    assert len(load_eval_set(eval_set(split))) == len(records)
+    for r in records:
+        assert {"id", "question", "kind", "gold", "facts"} <= set(r), r.get("id")
+        assert r["kind"] in KINDS and isinstance(r["facts"], list), r["id"]
+        assert set(r.get("tags", [])) <= set(TAGS), r["id"]
+        if r["kind"] == "unanswerable":
+            assert r["gold"] == [] and r["facts"] == [], r["id"]
+        for tag in r.get("tags", []):
+            assert (r["kind"] == "unanswerable") == (TAGS[tag] == "unanswerable"), r["id"]
+            if TAGS[tag] == "answerable":
+                assert r["facts"], f"{r['id']}: an {tag} question needs the facts that answer it"
+
+
+def test_ids_are_unique_across_both_splits():
+    ids = [r["id"] for split in SPLITS for r in _records(split)]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_gold_papers_exist_at_their_source_line(split, corpus):
+    for r in _records(split):
+        for gold in r["gold"]:
+            paper = corpus.get(gold["id"])
+            assert paper is not None, f"{r['id']}: no paper {gold['id']}"
+            assert (gold["source"], gold["line"]) == (paper.source, paper.line), r["id"]
+
+
+def _unmarked(text: str) -> str:
+    """Lower case without LaTeX markup, as fact coverage reads answers (``70\\%`` is ``70%``)."""
+    return " ".join(plain_text(text).replace("\\%", "%").lower().split())
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_facts_occur_verbatim_in_a_gold_abstract(split, corpus):
+    for r in _records(split):
+        abstracts = [corpus[g["id"]].abstract for g in r["gold"]]
+        for fact in r["facts"]:
+            found = any(fact.lower() in a.lower() or _unmarked(fact) in _unmarked(a) for a in abstracts)
+            assert found, f"{r['id']}: {fact!r} not in a gold abstract"
+
+
+def test_no_question_appears_twice_in_or_across_the_splits():
+    questions = [_norm(r["question"]) for split in SPLITS for r in _records(split)]
+    assert len(questions) == len(set(questions))
+
+
+def test_test_split_repeats_no_dev_topic_or_fact():
+    """A listing topic with the same gold set, or the same paper asked for the same fact, is
+    the dev question again (in other words or another language), so tuning on dev tunes it."""
+    dev = _records("dev")
+    listings = {frozenset(g["id"] for g in r["gold"]) for r in dev if r["kind"] in LISTING_KINDS}
+    facts = {(g["id"], f.lower()) for r in dev for g in r["gold"] for f in r["facts"]}
+    for r in _records("test"):
+        gold = frozenset(g["id"] for g in r["gold"])
+        if r["kind"] in LISTING_KINDS:
+            assert gold not in listings, f"{r['id']}: a dev question has the same gold set"
+        for fact in r["facts"]:
+            assert not {(p, fact.lower()) for p in gold} & facts, f"{r['id']}: dev asks for {fact!r}"
+
+
+def test_no_test_question_is_quoted_in_code_tests_or_prompts():
+    files = subprocess.run(
+        ["git", "ls-files", *CODE], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    if not files:
+        pytest.skip("not a git checkout")
+    text = " ".join(_norm((ROOT / f).read_text(encoding="utf-8", errors="replace")) for f in files)
+    quoted = [r["id"] for r in _records("test") if f" {_norm(r['question'])} " in f" {text} "]
+    assert not quoted, f"test questions quoted in code or tests: {quoted}"
