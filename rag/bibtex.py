@@ -16,8 +16,14 @@ from rag.records import Paper
 from rag.text import STOP_WORDS, printable
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
-# Characters with a meaning in BibTeX/LaTeX that plain titles use literally.
-_SPECIAL = re.compile(r"(?<!\\)([&%#])")
+# Inline math as the corpus writes it (``$C^3$``): kept as written, it is LaTeX already.
+_MATH = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
+# Outside math: a backslash with what it escapes or names, or a character LaTeX treats specially.
+_TEXT_SPECIAL = re.compile(r"\\([A-Za-z]+|[&%#_$'\"`^~=.{}])?|[&%#_^~$]")
+_ESCAPED = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$",
+            "^": r"\^{}", "~": r"\textasciitilde{}"}  # fmt: skip
+# Fields whose value is an address, not text: LaTeX never typesets them as text (plain.bst drops url).
+_VERBATIM = ("url", "doi")
 
 
 def _ascii(text: str) -> str:
@@ -44,13 +50,39 @@ def base_key(paper: Paper) -> str:
 
 
 def _value(name: str, text: str) -> str:
-    """A field value: printable, special characters escaped (not in a URL), braces balanced."""
+    """A field value that BibTeX parses and pdflatex typesets: printable, braces balanced, and
+    LaTeX specials escaped outside ``$math$`` (not in a URL or DOI).
+
+    A ``_`` from a file name stopped pdflatex ("Missing $ inserted"), and a value ending in a
+    backslash closed the entry with ``\\}``, so a strict parser dropped it and the next one.
+    """
     text = printable(" ".join(text.split()))
-    if name != "url":
-        text = _SPECIAL.sub(r"\\\1", text)
     if not _balanced(text):
         text = text.replace("{", "").replace("}", "")
-    return text
+    if name in _VERBATIM:
+        return text.rstrip("\\")  # no address ends in a backslash; one would close the field with \\}
+    parts, end = [], 0
+    for math in _MATH.finditer(text):
+        parts.append(_escape_text(text[end : math.start()]))
+        parts.append(re.sub(r"(?<!\\)([&%#])", r"\\\1", math.group()))  # comment/alignment in math too
+        end = math.end()
+    parts.append(_escape_text(text[end:]))
+    return "".join(parts)
+
+
+def _escape_text(text: str) -> str:
+    """Text outside math: ``_ & % # $ ^ ~`` escaped, a backslash that starts no command made literal."""
+
+    def escape(match: re.Match) -> str:
+        token = match.group()
+        if not token.startswith("\\"):
+            return _ESCAPED[token]
+        named = match.group(1)
+        if named is None:  # at the end, or before a space or digit: a literal backslash
+            return r"\textbackslash{}"
+        return {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}.get(named, token)
+
+    return _TEXT_SPECIAL.sub(escape, text)
 
 
 def _balanced(text: str) -> bool:

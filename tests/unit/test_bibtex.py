@@ -1,5 +1,6 @@
 from rag.bibtex import base_key, bibliography
 from rag.records import Paper
+from tests.latex import compile_bibliography
 
 TITLED = Paper(id="x1", abstract="a", label="Dataset Pruning", source="icml.jsonl", line=3,
                title="Dataset Pruning: Reducing Training Data by 50% & more",
@@ -25,12 +26,33 @@ def test_an_entry_escapes_latex_specials_but_not_the_url_and_a_seed_entry_says_w
     assert "title = {Dataset Pruning: Reducing Training Data by 50\\% \\& more}" in text
     assert "author = {Shuo Yang and Zeke Xie}" in text and "booktitle = {ICML}" in text
     assert "url = {https://openreview.net/forum?id=4wZiAXD29TQ#top}" in text
-    assert (
-        "title = {AdaSCALE}" in text and "note = {citeline entry 000-02, 000_888317b1d60d9493.txt:5}" in text
-    )
+    assert "title = {AdaSCALE}" in text
+    assert "note = {citeline entry 000-02, 000\\_888317b1d60d9493.txt:5}" in text
 
 
 def test_control_characters_and_unbalanced_braces_cannot_break_the_file():
     bad = Paper(id="b", abstract="a", label="x", source="s", line=1, title="Evil}\x1b[2J title {", year=2024)
     entry = bibliography([bad])
     assert "\x1b" not in entry and "title = {Evil[2J title }" in entry and entry.startswith("@misc{")
+
+
+def test_a_field_ending_in_a_backslash_does_not_swallow_the_closing_brace_or_the_next_entry(tmp_path):
+    import bibtexparser
+
+    slash = Paper(id="s1", abstract="a", label="x", source="s", line=1, title="About diffusion models \\",
+                  authors=("Ann Lee",), year=2024)  # fmt: skip
+    text = bibliography([slash, TITLED])
+    assert "\\}" not in text
+    parsed = bibtexparser.parse_string(text)
+    assert [e.key for e in parsed.entries] == [base_key(slash), base_key(TITLED)] and not parsed.failed_blocks
+    compiled = compile_bibliography(text, tmp_path)
+    assert compiled.pdf and not compiled.latex_errors and not compiled.bibtex_errors
+
+
+def test_underscores_and_other_latex_specials_in_any_field_typeset_without_error(tmp_path):
+    odd = Paper(id="o_1", abstract="a", label="snake_case ~home ^caret $5 #1", source="000_88.txt", line=31,
+                authors=("A_B Smith",), venue="ICML_2026 & co", year=2026)  # fmt: skip
+    text = bibliography([odd, SEED])
+    assert "000\\_888317b1d60d9493.txt:5" in text and "snake\\_case" in text
+    compiled = compile_bibliography(text, tmp_path)
+    assert compiled.pdf and compiled.latex_errors == [] and compiled.bibtex_errors == []
