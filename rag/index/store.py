@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from rag.errors import CitelineError
+from rag.errors import CitelineError, warn
 from rag.index.metadata import first_chunk_id, paper_from_metadata
 from rag.records import Chunk, Paper
 from rag.settings import Settings
@@ -266,17 +266,40 @@ class Store:
 
         for attempt in range(2):
             current = self._fresh_metadata()
-            held = str(current.get(LEASE) or "")
-            other, _, expires = held.rpartition("|")
-            if other and other != holder and float(expires or 0) > time.time() and not is_gone(other):
-                when = time.strftime("%H:%M:%S", time.localtime(float(expires)))
+            lease = self._lease(current.get(LEASE))
+            if lease and lease[0] != holder and lease[1] > time.time() and not is_gone(lease[0]):
+                when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(lease[1]))
                 raise CitelineError(
-                    f"collection {self.name!r} is being ingested by {other.split('#')[0]} "
+                    f"collection {self.name!r} is being ingested by {lease[0].split('#')[0]} "
                     f"(lease until {when}); wait for it to finish"
                 )
             if attempt == 0:
                 self._set_metadata(dict(current, **{LEASE: f"{holder}|{time.time() + seconds:.0f}"}))
                 time.sleep(0.2)
+
+    def _lease(self, value: object) -> tuple[str, float] | None:
+        """(holder, expiry) of a stored lease; None when there is none or it cannot be read.
+
+        The metadata is shared and editable by anything that can reach the server: a value that is
+        not ``holder|epoch seconds`` (or whose date cannot be shown) locks nobody out, it is
+        overwritten by this ingest's own lease, with a warning.
+        """
+        import math
+        import time
+
+        held = str(value or "")
+        if not held:
+            return None
+        holder, _, expires = held.rpartition("|")
+        try:
+            expiry = float(expires)
+            if not holder or not math.isfinite(expiry):
+                raise ValueError(held)
+            time.localtime(expiry)
+        except (ValueError, OverflowError, OSError):
+            warn(f"collection {self.name!r} has a malformed ingest lease {held[:80]!r}; treated as none")
+            return None
+        return holder, expiry
 
     def finish_ingest(self, holder: str | None, changed: bool) -> None:
         """Release the lease (if held) and, when the ingest changed anything, a new generation."""
