@@ -69,7 +69,8 @@ class IngestReport:
         return data
 
 
-# Called with (event, amount): "total" once per file with its paper count, "advance" per paper done.
+# Called with (event, amount, detail): "start" once when an ingest really begins (ensure_index calls
+# nothing when the index exists), "total" once per file with its paper count, "advance" per paper done.
 Progress = Callable[[str, int, str], None]
 
 
@@ -303,6 +304,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
     started = time.perf_counter()
     _single_collection(settings)
     check_data_dir(settings)
+    progress("start", 0, settings.collection)
     report = IngestReport()
     files = expand_paths(paths)
     lock = collection_lock(settings)

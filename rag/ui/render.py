@@ -81,7 +81,14 @@ def ingest_report(report: IngestReport) -> None:
 @contextmanager
 def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
     """The ingest callback: a progress bar on stderr (so JSON output stays clean), and a
-    checkpoint that raises a deferred Ctrl-C between papers (see :mod:`rag.ui.interrupts`)."""
+    checkpoint that raises a deferred Ctrl-C between papers (see :mod:`rag.ui.interrupts`).
+
+    The deferred Ctrl-C starts with the ingest's ``start`` event, not with this block: a query's
+    first-use check (``ensure_index`` on an index that exists) is no ingest, and a Ctrl-C there
+    must stop the command at once, not be noted and then forgotten.
+    """
+    from contextlib import ExitStack
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from rag.ui.interrupts import DeferredInterrupt
@@ -90,14 +97,20 @@ def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
                    console=errors, transient=True, disable=not errors.is_terminal)  # fmt: skip
     state: dict = {}
 
-    def update(event: str, amount: int, detail: str) -> None:
-        if event == "total":
-            state["task"] = bar.add_task(f"ingest {detail}", total=amount)
-        elif "task" in state:
-            bar.advance(state["task"], amount)
+    with bar, ExitStack() as deferred:
 
-    with bar, DeferredInterrupt() as interrupt:
-        yield interrupt.checked(update)
+        def update(event: str, amount: int, detail: str) -> None:
+            if event == "start":
+                state.setdefault("interrupt", deferred.enter_context(DeferredInterrupt()))
+                return
+            if "interrupt" in state:
+                state["interrupt"].checkpoint()
+            if event == "total":
+                state["task"] = bar.add_task(f"ingest {detail}", total=amount)
+            elif "task" in state:
+                bar.advance(state["task"], amount)
+
+        yield update
 
 
 def bundled_corpus_indexed(report: IngestReport) -> None:
