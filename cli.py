@@ -388,7 +388,16 @@ def mcp(collection: Collection = None, llm: LLM = None, no_log: NoLog = False, c
 
 
 def main() -> None:
-    """Entry point: library errors become one line on stderr and exit code 1, never a traceback."""
+    """Entry point: library errors become one line on stderr and exit code 1, never a traceback;
+    Ctrl-C anywhere in it (even while the library is imported) is one line and exit code 130."""
+    try:
+        _main()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+
+
+def _main() -> None:
     from rag import CitelineError, CitelineWarning
 
     warnings.simplefilter("always", CitelineWarning)
@@ -397,9 +406,6 @@ def main() -> None:
         app()
     except CitelineError as exc:
         _fail(str(exc))
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
     except SystemExit as exc:
         if _silent_interrupt(exc):
             sys.stderr.write("interrupted\n")
