@@ -184,11 +184,11 @@ def ask(
     on_token = render.stream_token if streaming else None
     answer = library.ask(question, history, k=k, mode=mode, on_token=on_token, conversation=conversation)
     if json_out:
-        render.print_json(render.with_bibtex(answer.to_dict(), [c.paper for c in answer.citations], cite))
+        render.print_json(render.with_bibtex(answer.to_dict(), answer.citations, cite))
     else:
         render.answer_footer(answer, streamed=streaming)
         if cite:
-            render.bibtex([c.paper for c in answer.citations], after=True)
+            render.bibtex([], after=True, citations=answer.citations)
 
 
 @app.command()
