@@ -12,7 +12,11 @@ import warnings
 from pathlib import Path
 from typing import Annotated
 
-import typer
+try:
+    import typer
+except KeyboardInterrupt:  # Ctrl-C while the command starts: nothing has begun, stop in one line
+    sys.stderr.write("interrupted\n")
+    sys.exit(130)
 
 app = typer.Typer(
     help="Ask questions about ML conference papers and get answers that cite the exact entries.",
@@ -180,11 +184,11 @@ def ask(
     on_token = render.stream_token if streaming else None
     answer = library.ask(question, history, k=k, mode=mode, on_token=on_token, conversation=conversation)
     if json_out:
-        render.print_json(render.with_bibtex(answer.to_dict(), [c.paper for c in answer.citations], cite))
+        render.print_json(render.with_bibtex(answer.to_dict(), answer.citations, cite))
     else:
         render.answer_footer(answer, streamed=streaming)
         if cite:
-            render.bibtex([c.paper for c in answer.citations], after=True)
+            render.bibtex([], after=True, citations=answer.citations)
 
 
 @app.command()
@@ -384,7 +388,16 @@ def mcp(collection: Collection = None, llm: LLM = None, no_log: NoLog = False, c
 
 
 def main() -> None:
-    """Entry point: library errors become one line on stderr and exit code 1, never a traceback."""
+    """Entry point: library errors become one line on stderr and exit code 1, never a traceback;
+    Ctrl-C anywhere in it (even while the library is imported) is one line and exit code 130."""
+    try:
+        _main()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+
+
+def _main() -> None:
     from rag import CitelineError, CitelineWarning
 
     warnings.simplefilter("always", CitelineWarning)
@@ -393,13 +406,27 @@ def main() -> None:
         app()
     except CitelineError as exc:
         _fail(str(exc))
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
+    except SystemExit as exc:
+        if _silent_interrupt(exc):
+            sys.stderr.write("interrupted\n")
+        raise
     except Exception as exc:  # a bug: still one line (CITELINE_DEBUG=1 shows the traceback)
         if os.environ.get("CITELINE_DEBUG"):
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set CITELINE_DEBUG=1 for the traceback)")
+
+
+def _silent_interrupt(exc: BaseException) -> bool:
+    """Typer turns a Ctrl-C inside a command into a bare exit 130: tell that apart (by the
+    exception chain Python would print) from an exit a command chose after saying why."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or (None if link.__suppress_context__ else link.__context__)
+    return False
 
 
 def _fail(message: str) -> None:

@@ -54,3 +54,41 @@ def warn(message: str) -> None:
     import warnings
 
     warnings.warn(redact(message), CitelineWarning, stacklevel=2)
+
+
+_FULL_SIGNS = ("database or disk is full", "no space left on device", "disk quota exceeded")
+
+
+def disk_full(exc: BaseException, directory: object) -> bool:
+    """Whether ``exc`` (or what caused it) means the disk of ``directory`` has no room left.
+
+    The signs differ by writer: ``OSError`` ENOSPC from our own files, SQLite's "database or disk
+    is full" (also inside Chroma's errors); SQLite's bare "disk I/O error" when it cannot even
+    create its journal, and numpy's errno-less "N requested and M written", are taken as disk
+    full only when the disk really is (nearly) full.
+    """
+    import errno
+    import shutil
+
+    link: BaseException | None = exc
+    while link is not None:
+        text = str(link).lower()
+        if isinstance(link, OSError) and link.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if any(sign in text for sign in _FULL_SIGNS):
+            return True
+        if "disk i/o error" in text or (isinstance(link, OSError) and link.errno is None):
+            try:
+                return shutil.disk_usage(str(directory)).free < 1 << 20
+            except OSError:
+                return False
+        link = link.__cause__ or link.__context__
+    return False
+
+
+def disk_full_error(directory: object, doing: str) -> CitelineError:
+    """The one line for a full disk: what could not be done, and which data directory it is."""
+    return CitelineError(
+        f"disk full: {doing} in the data directory {directory}; "
+        "free some space or set CITELINE_DATA_DIR to a directory on another disk"
+    )

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.errors import CitelineError, warn
+from rag.errors import CitelineError, disk_full, disk_full_error, warn
 from rag.index.chunking import chunk_paper, paper_hash
 from rag.index.corpus import ParsedSource, Problem, SourceError, SourceFile, expand_paths, parse_source
 from rag.index.embedding_cache import CachedEmbedder, EmbeddingCache
@@ -69,7 +69,8 @@ class IngestReport:
         return data
 
 
-# Called with (event, amount): "total" once per file with its paper count, "advance" per paper done.
+# Called with (event, amount, detail): "start" once when an ingest really begins (ensure_index calls
+# nothing when the index exists), "total" once per file with its paper count, "advance" per paper done.
 Progress = Callable[[str, int, str], None]
 
 
@@ -303,6 +304,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
     started = time.perf_counter()
     _single_collection(settings)
     check_data_dir(settings)
+    progress("start", 0, settings.collection)
     report = IngestReport()
     files = expand_paths(paths)
     lock = collection_lock(settings)
@@ -313,6 +315,25 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
             f"another citeline process is writing collection {settings.collection!r} "
             "(an ingest, or a query rebuilding its BM25 index); wait for it to finish"
         ) from None
+    try:
+        _ingest_locked(files, settings, progress, report)
+    except Exception as exc:
+        if disk_full(exc, settings.data_dir):
+            raise disk_full_error(settings.data_dir, "cannot write the index") from None
+        raise
+    finally:
+        lock.release()
+    report.seconds = time.perf_counter() - started
+    if report.papers_ingested == 0 and report.removed == 0:
+        detail = "; ".join(str(p) for p in report.problems[:3]) or "the files hold no papers"
+        raise CitelineError(f"nothing could be ingested: {detail}")
+    return report
+
+
+def _ingest_locked(
+    files: list[SourceFile], settings: Settings, progress: Progress, report: IngestReport
+) -> None:
+    """The ingest proper, under the collection lock: sync Chroma, then the BM25 index."""
     cache = EmbeddingCache(settings.embedding_cache_file)
     try:
         embedder = CachedEmbedder(make_embedder(settings), cache)
@@ -340,12 +361,6 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
             lexical.rebuild(store)
     finally:
         cache.close()
-        lock.release()
-    report.seconds = time.perf_counter() - started
-    if report.papers_ingested == 0 and report.removed == 0:
-        detail = "; ".join(str(p) for p in report.problems[:3]) or "the files hold no papers"
-        raise CitelineError(f"nothing could be ingested: {detail}")
-    return report
 
 
 def ensure_index(settings: Settings, progress: Progress = _noop) -> IngestReport | None:

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from rag.errors import warn
+from rag.errors import disk_full, warn
 from rag.index.store import Store
 from rag.settings import Settings
 from rag.text import stemmer
@@ -127,12 +127,16 @@ class LexicalIndex:
         retriever, ids = self._build(store)
         with self._lock():
             tmp = Path(tempfile.mkdtemp(prefix=self.directory.name + ".tmp-", dir=self.directory.parent))
-            if retriever is not None:
-                retriever.save(str(tmp), show_progress=False)
-            (tmp / "ids.json").write_text(json.dumps(ids))
-            files = {p.name: [p.stat().st_size, _digest(p)] for p in sorted(tmp.iterdir())}
-            manifest = {"count": len(ids), "generation": generation, "files": files}
-            (tmp / "citeline.json").write_text(json.dumps(manifest))
+            try:
+                if retriever is not None:
+                    retriever.save(str(tmp), show_progress=False)
+                (tmp / "ids.json").write_text(json.dumps(ids))
+                files = {p.name: [p.stat().st_size, _digest(p)] for p in sorted(tmp.iterdir())}
+                manifest = {"count": len(ids), "generation": generation, "files": files}
+                (tmp / "citeline.json").write_text(json.dumps(manifest))
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)  # a full disk leaves no half-written copy behind
+                raise
             old = self.directory.with_name(self.directory.name + ".old")
             shutil.rmtree(old, ignore_errors=True)
             if self.directory.exists():
@@ -237,6 +241,12 @@ def query_lexical_index(settings: Settings, store: Store) -> LexicalIndex:
         return lexical
     try:
         lexical.rebuild(store)
+    except OSError as exc:
+        if not disk_full(exc, settings.data_dir):
+            raise
+        warn(f"disk full: could not save the BM25 index of {settings.collection!r} in {settings.data_dir}; "
+             "searching with one built in memory")  # fmt: skip
+        lexical.build_in_memory(store)
     finally:
         lock.release()
     return lexical

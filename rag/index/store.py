@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from rag.errors import CitelineError
+from rag.errors import CitelineError, disk_full, disk_full_error, warn
 from rag.index.metadata import first_chunk_id, paper_from_metadata
 from rag.records import Chunk, Paper
 from rag.settings import Settings
@@ -82,7 +82,14 @@ def connect(settings: Settings):
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if not settings.chroma_url:
         settings.index_dir.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(settings.index_dir / "chroma"), settings=chroma_settings)
+        try:
+            return chromadb.PersistentClient(
+                path=str(settings.index_dir / "chroma"), settings=chroma_settings
+            )
+        except Exception as exc:
+            if disk_full(exc, settings.data_dir):  # Chroma's SQLite needs a few KB even to read
+                raise disk_full_error(settings.data_dir, "Chroma cannot open the index") from None
+            raise
     import httpx
 
     base = _server_url(settings)
@@ -111,15 +118,17 @@ def connect(settings: Settings):
 
 
 def _server_errors(method):
-    """Turn a Chroma server that stalls or drops mid-request into a one-line error."""
+    """Turn a Chroma server that stalls or drops mid-request, or a full local disk, into one line."""
 
     @functools.wraps(method)
     def wrapper(self: Store, *args, **kwargs):
-        """Call the method; a stalled or vanished server becomes one line."""
+        """Call the method; a stalled or vanished server, or a full disk, becomes one line."""
         import httpx
 
         try:
             return method(self, *args, **kwargs)
+        except CitelineError:
+            raise
         except httpx.TimeoutException:
             raise CitelineError(
                 f"the Chroma server at {self.location} did not answer within "
@@ -127,6 +136,13 @@ def _server_errors(method):
             ) from None
         except httpx.TransportError as exc:
             raise CitelineError(f"lost the Chroma server at {self.location}: {exc}") from None
+        except Exception as exc:
+            if not self.settings.chroma_url and disk_full(exc, self.settings.data_dir):
+                doing = (
+                    f"Chroma cannot {method.__name__.strip('_').replace('_', ' ')} collection {self.name!r}"
+                )
+                raise disk_full_error(self.settings.data_dir, doing) from None
+            raise
 
     return wrapper
 
@@ -266,17 +282,40 @@ class Store:
 
         for attempt in range(2):
             current = self._fresh_metadata()
-            held = str(current.get(LEASE) or "")
-            other, _, expires = held.rpartition("|")
-            if other and other != holder and float(expires or 0) > time.time() and not is_gone(other):
-                when = time.strftime("%H:%M:%S", time.localtime(float(expires)))
+            lease = self._lease(current.get(LEASE))
+            if lease and lease[0] != holder and lease[1] > time.time() and not is_gone(lease[0]):
+                when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(lease[1]))
                 raise CitelineError(
-                    f"collection {self.name!r} is being ingested by {other.split('#')[0]} "
+                    f"collection {self.name!r} is being ingested by {lease[0].split('#')[0]} "
                     f"(lease until {when}); wait for it to finish"
                 )
             if attempt == 0:
                 self._set_metadata(dict(current, **{LEASE: f"{holder}|{time.time() + seconds:.0f}"}))
                 time.sleep(0.2)
+
+    def _lease(self, value: object) -> tuple[str, float] | None:
+        """(holder, expiry) of a stored lease; None when there is none or it cannot be read.
+
+        The metadata is shared and editable by anything that can reach the server: a value that is
+        not ``holder|epoch seconds`` (or whose date cannot be shown) locks nobody out, it is
+        overwritten by this ingest's own lease, with a warning.
+        """
+        import math
+        import time
+
+        held = str(value or "")
+        if not held:
+            return None
+        holder, _, expires = held.rpartition("|")
+        try:
+            expiry = float(expires)
+            if not holder or not math.isfinite(expiry):
+                raise ValueError(held)
+            time.localtime(expiry)
+        except (ValueError, OverflowError, OSError):
+            warn(f"collection {self.name!r} has a malformed ingest lease {held[:80]!r}; treated as none")
+            return None
+        return holder, expiry
 
     def finish_ingest(self, holder: str | None, changed: bool) -> None:
         """Release the lease (if held) and, when the ingest changed anything, a new generation."""

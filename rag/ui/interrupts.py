@@ -29,6 +29,7 @@ class DeferredInterrupt:
 
     def __init__(self) -> None:
         self.requested = False
+        self.delivered = False  # a checkpoint raised it: the job has seen it
         self._previous: signal.Handlers | Callable | int | None = None
         self._installed = False
 
@@ -41,9 +42,12 @@ class DeferredInterrupt:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        """Restore the previous handler; a Ctrl-C noted but never checked is raised now, not lost."""
         if self._installed:
             signal.signal(signal.SIGINT, self._previous)
             self._installed = False
+        if kind is None and self.requested and not self.delivered:
+            raise KeyboardInterrupt
 
     def _handle(self, signum: int, frame: object) -> None:
         if self.requested:
@@ -54,6 +58,7 @@ class DeferredInterrupt:
     def checkpoint(self) -> None:
         """Raise :class:`KeyboardInterrupt` if Ctrl-C was pressed since the job started."""
         if self.requested:
+            self.delivered = True
             raise KeyboardInterrupt
 
     def checked(self, callback: Callable[_P, _R]) -> Callable[_P, _R]:

@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rag.errors import redact
-from rag.records import Answer, Hit, Paper
+from rag.records import Answer, Citation, Hit, Paper
 from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
@@ -81,7 +81,14 @@ def ingest_report(report: IngestReport) -> None:
 @contextmanager
 def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
     """The ingest callback: a progress bar on stderr (so JSON output stays clean), and a
-    checkpoint that raises a deferred Ctrl-C between papers (see :mod:`rag.ui.interrupts`)."""
+    checkpoint that raises a deferred Ctrl-C between papers (see :mod:`rag.ui.interrupts`).
+
+    The deferred Ctrl-C starts with the ingest's ``start`` event, not with this block: a query's
+    first-use check (``ensure_index`` on an index that exists) is no ingest, and a Ctrl-C there
+    must stop the command at once, not be noted and then forgotten.
+    """
+    from contextlib import ExitStack
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from rag.ui.interrupts import DeferredInterrupt
@@ -90,14 +97,20 @@ def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
                    console=errors, transient=True, disable=not errors.is_terminal)  # fmt: skip
     state: dict = {}
 
-    def update(event: str, amount: int, detail: str) -> None:
-        if event == "total":
-            state["task"] = bar.add_task(f"ingest {detail}", total=amount)
-        elif "task" in state:
-            bar.advance(state["task"], amount)
+    with bar, ExitStack() as deferred:
 
-    with bar, DeferredInterrupt() as interrupt:
-        yield interrupt.checked(update)
+        def update(event: str, amount: int, detail: str) -> None:
+            if event == "start":
+                state.setdefault("interrupt", deferred.enter_context(DeferredInterrupt()))
+                return
+            if "interrupt" in state:
+                state["interrupt"].checkpoint()
+            if event == "total":
+                state["task"] = bar.add_task(f"ingest {detail}", total=amount)
+            elif "task" in state:
+                bar.advance(state["task"], amount)
+
+        yield update
 
 
 def bundled_corpus_indexed(report: IngestReport) -> None:
@@ -187,38 +200,64 @@ def summary_progress() -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
-def bibtex(papers: list[Paper], after: bool = False) -> None:
-    """BibTeX entries for ``papers``, as plain text (paste into a .bib file); ``after`` an answer."""
-    from rag.bibtex import bibliography
+def _cited_as(citations: list[Citation]) -> dict[str, list[str]]:
+    """Paper ID → the answer's citation keys for it (``[000-15]``), for the BibTeX mapping lines."""
+    cited: dict[str, list[str]] = {}
+    for citation in citations:
+        cited.setdefault(citation.paper.id, []).append(citation.key)
+    return cited
 
-    if papers:
-        sys.stdout.write(("\n" if after else "") + bibliography(papers) + "\n")
+
+def bibliography(citations: list[Citation]) -> str:
+    """The cited papers' BibTeX, each entry after ``% [KEY] -> \\cite{bibkey}`` lines."""
+    from rag.bibtex import bibliography as entries
+
+    return entries([c.paper for c in citations], cited_as=_cited_as(citations))
 
 
-def with_bibtex(data: dict, papers: list[Paper], cite: str | None) -> dict:
-    """A JSON document with a ``bibtex`` field added when ``--cite bibtex`` asked for it."""
-    from rag.bibtex import bibliography
+def bibtex(papers: list[Paper], after: bool = False, citations: list[Citation] | None = None) -> None:
+    """BibTeX entries as plain text (paste into a .bib file): ``papers``, or the papers of an
+    answer's ``citations`` with the mapping from its keys; ``after`` an answer."""
+    from rag.bibtex import bibliography as entries
 
-    return {**data, "bibtex": bibliography(papers)} if cite == "bibtex" else data
+    text = bibliography(citations) if citations else entries(papers) if papers else ""
+    if text:
+        sys.stdout.write(("\n" if after else "") + text + "\n")
+
+
+def with_bibtex(data: dict, citations: list[Citation], cite: str | None) -> dict:
+    """A JSON document with, when ``--cite bibtex`` asked for it, a ``bibtex`` field and each
+    citation's ``bibtex_key`` (the key its entry has there)."""
+    from rag.bibtex import cite_keys
+
+    if cite != "bibtex":
+        return data
+    keys = cite_keys(c.paper for c in citations)
+    cited = [
+        {**c, "bibtex_key": keys[c["id"]]} if c.get("id") in keys else c for c in data.get("citations", [])
+    ]
+    return {**data, "citations": cited, "bibtex": bibliography(citations)}
 
 
 def summary(result: Summary, fmt: str, out: Path | None, cite: str | None = None) -> None:
-    """A summary as Markdown or JSON, to stdout or a file (with its BibTeX when ``cite``)."""
-    from rag.bibtex import bibliography
+    """A summary as Markdown or JSON, to a file or stdout (with its BibTeX when ``cite``).
 
-    papers = [n.paper for n in result.papers]
+    Markdown goes to stdout as Markdown text unless stdout is a terminal (then rendered), so
+    ``summarize > file.md`` writes the same file as ``--out file.md``.
+    """
+    citations = [Citation(n.key, n.paper) for n in result.papers]
     if fmt == "json":
-        text = json.dumps(with_bibtex(result.to_dict(), papers, cite), ensure_ascii=False, indent=2)
+        text = json.dumps(with_bibtex(result.to_dict(), citations, cite), ensure_ascii=False, indent=2)
     else:
         text = result.to_markdown()
-        if cite == "bibtex" and papers:
-            text += "\n\n## BibTeX\n\n```bibtex\n" + bibliography(papers) + "\n```"
+        if cite == "bibtex" and citations:
+            text += "\n\n## BibTeX\n\n```bibtex\n" + bibliography(citations) + "\n```"
     if result.invalid_keys:
         warn(f"removed citation(s) not among the selected papers: {', '.join(result.invalid_keys)}")
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")
         errors.print(f"[dim]wrote {out} ({len(result.papers)} papers)[/]")
-    elif fmt == "json":
+    elif fmt == "json" or not sys.stdout.isatty():
         sys.stdout.write(text + "\n")
     else:
         console.print(Markdown(text))

@@ -147,13 +147,13 @@ def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_
 
 def test_bibtex_for_a_paper_an_answer_and_a_summary(seed_settings):
     entry = run(["papers", "show", "000-02", "--bibtex"], seed_settings).stdout
-    assert entry.startswith("@inproceedings{adascale2026,") and "note = {citeline entry 000-02, " in entry
+    assert entry.startswith("@misc{adascale2026,") and "note = {citeline entry 000-02, " in entry
     question = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
     answer = json.loads(
         run(["ask", question, "--cite", "bibtex", "--json", "--no-log"], seed_settings).stdout
     )
-    assert answer["bibtex"].count("@inproceedings{") == len({c["id"] for c in answer["citations"]}) >= 1
+    assert answer["bibtex"].count("@misc{") == len({c["id"] for c in answer["citations"]}) >= 1
     summary = run(["summarize", "watermarking", "--cite", "bibtex", "--no-log"], seed_settings).stdout
-    assert "BibTeX" in summary and "@inproceedings{" in summary
+    assert "BibTeX" in summary and "@misc{" in summary
     bad = run(["ask", "x?", "--cite", "ris"], seed_settings)
     assert bad.returncode == 2 and "bibtex" in bad.stderr

@@ -174,3 +174,32 @@ def test_a_dirty_bm25_index_is_not_rebuilt_under_a_running_ingest_lock(store_set
         holder.wait()
     Retriever(store_settings)  # with the lock free, a query rebuilds and clears the mark
     assert not lexical._dirty_marker.exists()
+
+
+# The console script's body, with a byte on a pipe once the interpreter is up: delays are counted
+# from there, so a loaded machine's slow start-up cannot move a signal into Python's own site import.
+_CLI_AFTER_READY = (
+    "import os, sys; os.write(int(sys.argv[1]), b'.'); del sys.argv[1]; from cli import main; main()"
+)
+
+
+@pytest.mark.parametrize("command", ["ask", "search", "summarize"])
+def test_ctrl_c_early_in_a_query_stops_it_at_once_with_130_and_one_line(seed_settings, command):
+    for delay in (0.3, 1.0, 2.0):
+        ready_read, ready_write = os.pipe()
+        process = subprocess.Popen(
+            [sys.executable, "-c", _CLI_AFTER_READY, str(ready_write), command, "What does AdaSCALE do?"],
+            env=_env(seed_settings), pass_fds=(ready_write,), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        os.close(ready_write)
+        assert os.read(ready_read, 1) == b"."
+        os.close(ready_read)
+        time.sleep(delay)
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+        assert (command, delay, process.returncode, stderr.strip().splitlines()) == (
+            command, delay, 130, ["interrupted"],
+        )  # fmt: skip
+        assert time.monotonic() - sent < 5, (command, delay)  # at once, not after the query ran on

@@ -223,3 +223,70 @@ def test_an_ingest_report_counts_every_file_and_says_what_was_wrong_with_each(se
         "bad.json:1: malformed JSON (Unterminated string starting at column 15)",
         "empty.jsonl: holds no papers",
     ]
+
+
+def _tmpfs_mount_works() -> bool:
+    import shutil
+    import subprocess
+
+    if not shutil.which("unshare"):
+        return False
+    probe = "mount -t tmpfs -o size=1m tmpfs /mnt && touch /mnt/x"
+    return subprocess.run(["unshare", "-m", "sh", "-c", probe], capture_output=True).returncode == 0
+
+
+# In a private mount namespace: a 20 MB tmpfs over the data dir, the seed index copied in, then
+# filled so that $FREE_KB stay free (and the saved BM25 index gone when $STALE is set).
+_FULL_DISK = """set -e
+mount -t tmpfs -o size=20m tmpfs "$DATA"
+cp -a "$SEED/." "$DATA/"
+[ -z "$STALE" ] || rm -r "$DATA/index/embedded/bm25"
+[ "$FREE_KB" = 0 ] || dd if=/dev/zero of="$DATA/reserve" bs=1K count="$FREE_KB" 2>/dev/null
+dd if=/dev/zero of="$DATA/filler" bs=4K 2>/dev/null || true
+dd if=/dev/zero of="$DATA/filler2" bs=512 2>/dev/null || true
+rm -f "$DATA/reserve"
+set +e
+exec citeline "$@"
+"""
+
+
+def test_a_full_disk_still_answers_reads_and_a_write_says_disk_full_in_one_line(seed_settings, tmp_path):
+    import subprocess
+
+    import pytest
+
+    if not _tmpfs_mount_works():
+        pytest.skip("needs unshare and mount (a private tmpfs)")
+    data = tmp_path / "full"
+    data.mkdir()
+    (tmp_path / "new.jsonl").write_text(json.dumps({"id": "n1", "abstract": "Graph networks."}) + "\n")
+
+    def on_full_disk(command: list[str], free_kb: int, stale: bool = False) -> subprocess.CompletedProcess:
+        env = {**os.environ, "CITELINE_DATA_DIR": str(data), "CITELINE_LLM": "none", "DATA": str(data),
+               "SEED": str(seed_settings.data_dir), "FREE_KB": str(free_kb)}  # fmt: skip
+        env["STALE"] = "1" if stale else ""
+        return subprocess.run(
+            ["unshare", "-m", "sh", "-c", _FULL_DISK, "sh", *command], capture_output=True, text=True, env=env
+        )
+
+    full = (
+        f"the data directory {data}; free some space or set CITELINE_DATA_DIR to a directory on another disk"
+    )
+    for command in (["search", "watermarking"], ["ask", "What is AdaSCALE?"], ["papers", "list"]):
+        result = on_full_disk(command, free_kb=64)
+        assert result.returncode == 0 and result.stderr == "", (command, result.stderr)
+    stale = on_full_disk(["search", "watermarking", "--json"], free_kb=64, stale=True)
+    assert stale.returncode == 0 and json.loads(stale.stdout), stale.stderr
+    assert stale.stderr.strip().splitlines() == [
+        f"warning: disk full: could not save the BM25 index of 'default' in {data}; "
+        "searching with one built in memory"
+    ]
+    written = on_full_disk(["ingest", str(tmp_path / "new.jsonl"), "-c", "new"], free_kb=64)
+    assert written.returncode == 1
+    assert written.stderr.strip().splitlines() == [f"error: disk full: cannot write the index in {full}"]
+    # With no byte free, embedded Chroma cannot open its SQLite file even to read: one line, too.
+    nothing = on_full_disk(["search", "watermarking"], free_kb=0)
+    assert nothing.returncode == 1
+    assert nothing.stderr.strip().splitlines() == [
+        f"error: disk full: Chroma cannot open the index in {full}"
+    ]

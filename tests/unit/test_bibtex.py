@@ -1,5 +1,6 @@
-from rag.bibtex import base_key, bibliography
+from rag.bibtex import base_key, bibliography, cite_keys
 from rag.records import Paper
+from tests.latex import compile_bibliography
 
 TITLED = Paper(id="x1", abstract="a", label="Dataset Pruning", source="icml.jsonl", line=3,
                title="Dataset Pruning: Reducing Training Data by 50% & more",
@@ -9,15 +10,47 @@ SEED = Paper(id="000-02", abstract="a", label="AdaSCALE", source="000_888317b1d6
              venue="ICML", year=2026)  # fmt: skip
 
 
-def test_keys_are_surname_year_and_title_words_and_unique_within_a_bibliography():
+def _keys(text: str) -> list[str]:
+    return [line.split("{")[1].rstrip(",") for line in text.splitlines() if line.startswith("@")]
+
+
+def test_a_papers_key_comes_from_the_paper_alone_whatever_else_the_bibliography_holds():
     assert base_key(TITLED) == "yang2023datasetpruning"
     assert base_key(SEED) == "adascale2026"
-    text = bibliography([TITLED, SEED, SEED, Paper(**{**TITLED.__dict__, "id": "x2"})])
-    assert [line.split("{")[1].rstrip(",") for line in text.splitlines() if line.startswith("@")] == [
-        "yang2023datasetpruning",
-        "adascale2026",
-        "yang2023datasetpruninga",
-    ]
+    macro = Paper(id="m", abstract="a", label="x", source="s", line=1, authors=("Lirui Zhao",), year=2024,
+                  title="$\\mathtt{DiffAgent}$: Fast and \\texttt{Accurate}")  # fmt: skip
+    assert base_key(macro) == "zhao2024diffagentfast"  # macro names are no title words
+    assert _keys(bibliography([TITLED, SEED, SEED])) == ["yang2023datasetpruning", "adascale2026"]
+    assert _keys(bibliography([SEED, macro, TITLED])) == ["adascale2026", "zhao2024diffagentfast",
+                                                          "yang2023datasetpruning"]  # fmt: skip
+
+
+def test_two_different_papers_with_one_key_each_get_a_suffix_from_their_own_id_not_their_order():
+    import hashlib
+
+    twin = Paper(**{**TITLED.__dict__, "id": "x2"})
+    expected = {
+        p.id: "yang2023datasetpruning" + hashlib.sha1(p.id.encode()).hexdigest()[:4] for p in (TITLED, twin)
+    }
+    assert cite_keys([TITLED, twin]) == cite_keys([twin, TITLED]) == expected
+    assert len(set(expected.values())) == 2
+
+
+def test_titles_protect_case_and_math_and_an_author_less_entry_has_a_key_field(tmp_path):
+    cased = Paper(id="c", abstract="a", label="x", source="s", line=1, authors=("Xi Chen",), venue="ICML",
+                  year=2024, title="AquaLoRA meets KV-cache: $C^3$ Transformers for 3D")  # fmt: skip
+    text = bibliography([cased, SEED])
+    assert "title = {{AquaLoRA} meets {KV}-cache: {$C^3$} Transformers for {3D}}" in text
+    assert "@misc{adascale2026,\n  key = {AdaSCALE}," in text and "howpublished = {ICML}" in text
+    compiled = compile_bibliography(text, tmp_path)
+    assert compiled.pdf and compiled.latex_errors == [] and compiled.bibtex_warnings == []
+    assert "{AquaLoRA} meets {KV}-cache: {$C^3$} transformers for {3D}" in compiled.bbl  # plain lower-cased
+
+
+def test_the_answers_citation_keys_are_mapped_to_bibtex_keys_in_comments_bibtex_ignores():
+    text = bibliography([TITLED, SEED], cited_as={"000-02": ["000-02"], "x1": ["000-15", "001-03"]})
+    assert text.startswith("% [000-15] -> \\cite{yang2023datasetpruning}\n% [001-03] -> \\cite{yang2023")
+    assert "% [000-02] -> \\cite{adascale2026}\n@misc{adascale2026," in text
 
 
 def test_an_entry_escapes_latex_specials_but_not_the_url_and_a_seed_entry_says_where_it_is():
@@ -25,12 +58,33 @@ def test_an_entry_escapes_latex_specials_but_not_the_url_and_a_seed_entry_says_w
     assert "title = {Dataset Pruning: Reducing Training Data by 50\\% \\& more}" in text
     assert "author = {Shuo Yang and Zeke Xie}" in text and "booktitle = {ICML}" in text
     assert "url = {https://openreview.net/forum?id=4wZiAXD29TQ#top}" in text
-    assert (
-        "title = {AdaSCALE}" in text and "note = {citeline entry 000-02, 000_888317b1d60d9493.txt:5}" in text
-    )
+    assert "title = {{AdaSCALE}}" in text
+    assert "note = {citeline entry 000-02, 000\\_888317b1d60d9493.txt:5}" in text
 
 
 def test_control_characters_and_unbalanced_braces_cannot_break_the_file():
     bad = Paper(id="b", abstract="a", label="x", source="s", line=1, title="Evil}\x1b[2J title {", year=2024)
     entry = bibliography([bad])
-    assert "\x1b" not in entry and "title = {Evil[2J title }" in entry and entry.startswith("@misc{")
+    assert "\x1b" not in entry and "title = {Evil[{2J} title }" in entry and entry.startswith("@misc{")
+
+
+def test_a_field_ending_in_a_backslash_does_not_swallow_the_closing_brace_or_the_next_entry(tmp_path):
+    import bibtexparser
+
+    slash = Paper(id="s1", abstract="a", label="x", source="s", line=1, title="About diffusion models \\",
+                  authors=("Ann Lee",), year=2024)  # fmt: skip
+    text = bibliography([slash, TITLED])
+    assert "\\}" not in text
+    parsed = bibtexparser.parse_string(text)
+    assert [e.key for e in parsed.entries] == [base_key(slash), base_key(TITLED)] and not parsed.failed_blocks
+    compiled = compile_bibliography(text, tmp_path)
+    assert compiled.pdf and not compiled.latex_errors and not compiled.bibtex_errors
+
+
+def test_underscores_and_other_latex_specials_in_any_field_typeset_without_error(tmp_path):
+    odd = Paper(id="o_1", abstract="a", label="snake_case ~home ^caret $5 #1", source="000_88.txt", line=31,
+                authors=("A_B Smith",), venue="ICML_2026 & co", year=2026)  # fmt: skip
+    text = bibliography([odd, SEED])
+    assert "000\\_888317b1d60d9493.txt:5" in text and "snake\\_case" in text
+    compiled = compile_bibliography(text, tmp_path)
+    assert compiled.pdf and compiled.latex_errors == [] and compiled.bibtex_errors == []

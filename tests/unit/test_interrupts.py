@@ -34,3 +34,20 @@ def test_the_previous_ctrl_c_handler_is_restored_afterwards():
     with DeferredInterrupt():
         assert signal.getsignal(signal.SIGINT) is not before
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_ctrl_c_noted_but_never_checked_is_raised_when_the_job_ends_not_lost():
+    with pytest.raises(KeyboardInterrupt), DeferredInterrupt():
+        _ctrl_c()  # the job ends before its next checkpoint
+
+
+def test_ctrl_c_around_a_first_use_check_that_ingests_nothing_is_not_deferred():
+    from rag.ui.render import ingest_progress
+
+    with ingest_progress() as update:
+        with pytest.raises(KeyboardInterrupt):
+            _ctrl_c()  # ensure_index found the index: no "start" event, so Ctrl-C acts at once
+        update("start", 0, "default")  # an ingest begins: from here the first Ctrl-C waits
+        _ctrl_c()
+        with pytest.raises(KeyboardInterrupt):
+            update("total", 3, "seeds.txt")
