@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -44,6 +45,10 @@ CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
     VALUES (new.id, new.question, new.standalone, new.answer);
 END;
 """
+_INSERT = (
+    "INSERT INTO entries (time, kind, conversation, question, standalone, answer, mode, model, collection, "
+    "citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 @dataclass
@@ -76,13 +81,20 @@ def new_conversation() -> str:
 
 
 class AnswerLog:
-    """The log file: ``record`` after each answer, ``recent``/``search``/``get`` to read it."""
+    """The log file: ``record`` after each answer, ``recent``/``search``/``get`` to read it.
+
+    One object may be used from several threads at once (the MCP server runs each tool call in a
+    worker thread): the one connection is opened with ``check_same_thread=False`` and every use of
+    it, opening included, holds :attr:`_lock`, so calls are serialized rather than refused.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
 
     def _connect(self) -> sqlite3.Connection:
+        """The open connection; call with :attr:`_lock` held."""
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -93,7 +105,7 @@ class AnswerLog:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=10)
+        db = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False)
         try:
             db.executescript(_SCHEMA)
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
@@ -140,14 +152,11 @@ class AnswerLog:
 
     def _insert(self, row: tuple) -> int | None:
         try:
-            db = self._connect()
-            with db:
-                cursor = db.execute(
-                    "INSERT INTO entries (time, kind, conversation, question, standalone, answer, mode, "
-                    "model, collection, citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    row,
-                )
-            return cursor.lastrowid
+            with self._lock:
+                db = self._connect()
+                with db:
+                    cursor = db.execute(_INSERT, row)
+                return cursor.lastrowid
         except (sqlite3.Error, OSError) as exc:
             warn(f"could not write the answer log {self.path}: {exc}")
             return None
@@ -156,7 +165,8 @@ class AnswerLog:
         if not self.path.exists():
             return []
         try:
-            rows = self._connect().execute(sql, args).fetchall()
+            with self._lock:
+                rows = self._connect().execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
         return [
@@ -201,6 +211,7 @@ class AnswerLog:
 
     def close(self) -> None:
         """Close the file."""
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None

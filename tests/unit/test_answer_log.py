@@ -71,3 +71,26 @@ def test_a_log_that_cannot_be_written_warns_and_never_raises(tmp_path):
         warnings.simplefilter("always")
         assert AnswerLog(blocker / "logs.sqlite").record("ask", "q?", _answer("q", "a"), "d", "c") is None
     assert any("could not write the answer log" in str(w.message) for w in caught)
+
+
+def test_answers_recorded_from_many_threads_at_once_are_all_logged(tmp_path):
+    import threading
+
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    start = threading.Barrier(10)
+    ids: list[int | None] = []
+
+    def ask(n: int) -> None:
+        start.wait()
+        ids.append(log.record("mcp", f"question {n}?", _answer("q", f"answer {n}"), "default", f"c{n}"))
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads = [threading.Thread(target=ask, args=(n,)) for n in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert [str(w.message) for w in caught] == []
+    assert None not in ids and len(set(ids)) == 10
+    assert sorted(e.question for e in log.recent()) == sorted(f"question {n}?" for n in range(10))
