@@ -9,6 +9,7 @@ A failure comes back as a tool error with the CLI's one-line text, never a trace
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -73,6 +74,9 @@ class Tools:
     """The tool implementations, one :class:`Library` per scope (collection, venue, year).
 
     The LLM is built once and shared by every scope, so the embedded model starts at most once.
+    Tool calls run in worker threads, several at once: a scope's library (its index, retriever and,
+    for answers, the LLM) is built under :attr:`_lock`, so parallel first calls wait for one build
+    instead of each opening the store or starting the model.
     """
 
     def __init__(self, settings: Settings) -> None:
@@ -80,6 +84,7 @@ class Tools:
         self._libraries: dict[tuple, Library] = {}
         self._answering: dict[tuple, Library] = {}
         self._llm: LLMHandle | None = None
+        self._lock = threading.RLock()
 
     def library(
         self, collection: str | None = None, venue: str | None = None, year: int | None = None
@@ -88,23 +93,27 @@ class Tools:
         from rag.index.ingest import ensure_index
 
         scope = (collection, venue, year)
-        if scope not in self._libraries:
-            settings = self.settings.replace(collection=collection, venue=venue, year=year)
-            ensure_index(settings)
-            self._libraries[scope] = Library(settings)
-        return self._libraries[scope]
+        with self._lock:
+            if scope not in self._libraries:
+                settings = self.settings.replace(collection=collection, venue=venue, year=year)
+                ensure_index(settings)
+                library = Library(settings)
+                _ = library.retriever  # open the stores now, once, not in each parallel call
+                self._libraries[scope] = library
+            return self._libraries[scope]
 
     def answering(self, collection: str | None, venue: str | None, year: int | None) -> Library:
         """The scope's library with the one shared LLM (the first scope that asks builds it)."""
         scope = (collection, venue, year)
-        if scope not in self._answering:
-            base = self.library(collection, venue, year)
-            if self._llm is None:
-                self._llm = base.llm
-                self._answering[scope] = base
-            else:
-                self._answering[scope] = Library(base.settings, retriever=base.retriever, llm=self._llm)
-        return self._answering[scope]
+        with self._lock:
+            if scope not in self._answering:
+                base = self.library(collection, venue, year)
+                if self._llm is None:
+                    self._llm = base.llm
+                    self._answering[scope] = base
+                else:
+                    self._answering[scope] = Library(base.settings, retriever=base.retriever, llm=self._llm)
+            return self._answering[scope]
 
     def search_papers(
         self, query: str, k: int, venue: str | None, year: int | None, collection: str | None
@@ -139,7 +148,8 @@ class Tools:
         from rag.index.embeddings import make_embedder
         from rag.index.store import Store
 
-        store = Store(self.settings)
+        with self._lock:
+            store = Store(self.settings)
         names = store.collections()
         model = make_embedder(self.settings).name
         found = []

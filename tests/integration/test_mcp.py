@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 
 import anyio
 import pytest
@@ -13,20 +14,47 @@ from .test_cli import run
 pytest.importorskip("mcp")
 
 
-async def _session_calls(data_dir, env, calls):
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+def _server(data_dir, env):
+    """How the SDK's client starts ``citeline mcp`` on ``data_dir`` (extractive answers by default)."""
+    from mcp.client.stdio import StdioServerParameters
 
     environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     environment.update({"CITELINE_DATA_DIR": str(data_dir), "CITELINE_LLM": "none", **env})
-    params = StdioServerParameters(command="citeline", args=["mcp"], env=environment)
+    return StdioServerParameters(command="citeline", args=["mcp"], env=environment)
+
+
+async def _session_calls(data_dir, env, calls):
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
     results = {}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(_server(data_dir, env)) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         results["tools"] = (await session.list_tools()).tools
         for name, (tool, arguments) in calls.items():
             results[name] = await session.call_tool(tool, arguments)
     return results
+
+
+async def _parallel_calls(data_dir, env, calls):
+    """``calls`` (tool, arguments) all at once, right after ``initialize``; the results and stderr."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    with tempfile.TemporaryFile("w+") as stderr:
+        client = stdio_client(_server(data_dir, env), errlog=stderr)
+        async with client as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            results = [None] * len(calls)
+
+            async def call(index, tool, arguments):
+                results[index] = await session.call_tool(tool, arguments)
+
+            async with anyio.create_task_group() as group:
+                for index, (tool, arguments) in enumerate(calls):
+                    group.start_soon(call, index, tool, arguments)
+        stderr.seek(0)
+        return results, stderr.read()
 
 
 def _data(result) -> dict:
@@ -136,3 +164,11 @@ def test_stdout_carries_protocol_messages_only_even_on_first_use_ingest(tmp_path
     assert [r.get("id") for r in replies] == [1, 2]
     assert "watermark" in replies[1]["result"]["content"][0]["text"].lower()
     assert process.stdout.read() == ""
+
+
+def test_parallel_calls_right_after_initialize_all_answer(seed_settings):
+    calls = [("get_paper", {"id": paper_id}) for paper_id in ("000-02", "003-01", "000-01")]
+    results, stderr = anyio.run(_parallel_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
+    assert not any(r.is_error for r in results), stderr
+    assert [_data(r)["id"] for r in results] == ["000-02", "003-01", "000-01"]
+    assert "Traceback" not in stderr
