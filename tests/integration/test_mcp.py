@@ -172,3 +172,19 @@ def test_parallel_calls_right_after_initialize_all_answer(seed_settings):
     assert not any(r.is_error for r in results), stderr
     assert [_data(r)["id"] for r in results] == ["000-02", "003-01", "000-01"]
     assert "Traceback" not in stderr
+
+
+def test_every_one_of_ten_concurrent_asks_is_logged(seed_settings, tmp_path):
+    import shutil
+    import sqlite3
+
+    data_dir = tmp_path / "data"
+    shutil.copytree(seed_settings.data_dir, data_dir)  # a private copy: this test's log is its own
+    (data_dir / "logs.sqlite").unlink(missing_ok=True)
+    questions = [f"What does AdaSCALE do, asked for the {n}th time?" for n in range(10)]
+    calls = [("ask", {"question": question}) for question in questions]
+    results, stderr = anyio.run(_parallel_calls, data_dir, {"CITELINE_LOG": "true"}, calls)
+    assert not any(r.is_error for r in results), stderr
+    assert "warning" not in stderr.lower()
+    rows = sqlite3.connect(data_dir / "logs.sqlite").execute("SELECT kind, question FROM entries").fetchall()
+    assert sorted(rows) == sorted(("mcp", question) for question in questions)
