@@ -5,7 +5,9 @@ FTS5), and a conversation can be continued from the shell (``citeline ask -c``).
 what the user saw: question, standalone question, answer, citations with provenance, model,
 collection, timings, time; never settings, so never an API key. The log is a convenience: a
 damaged file is moved aside with a warning, and a log that cannot be written never stops an
-answer.
+answer. A *busy* log (another process holds a lock on it for longer than :data:`BUSY_TIMEOUT`)
+is not damaged: that answer goes unlogged with a warning, reading it is a one-line error, and the
+file is left where it is, since moving a file another process is writing loses its writes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from typing import Any
 
 from rag.errors import CitelineError, warn
 from rag.records import Answer, Turn
+
+# Seconds to wait for another process's lock on the log before giving up on this write or read.
+BUSY_TIMEOUT = 5.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -90,26 +95,33 @@ class AnswerLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.busy_timeout = BUSY_TIMEOUT
         self._db: sqlite3.Connection | None = None
         self._lock = threading.RLock()
 
     def _connect(self) -> sqlite3.Connection:
-        """The open connection; call with :attr:`_lock` held."""
+        """The open connection; call with :attr:`_lock` held.
+
+        Only a file SQLite calls corrupt or not a database is moved aside; any other failure
+        (busy above all) is raised and leaves the file alone.
+        """
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 self._db = self._open()
             except sqlite3.DatabaseError as exc:
+                if not _is_damaged(exc):
+                    raise
                 self._set_aside(exc)
                 self._db = self._open()
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False)
+        db = sqlite3.connect(str(self.path), timeout=self.busy_timeout, check_same_thread=False)
         try:
             db.executescript(_SCHEMA)
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                raise sqlite3.DatabaseError("quick_check failed")
+                raise _Damaged("quick_check failed")
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -119,8 +131,18 @@ class AnswerLog:
         aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
         if self.path.exists():
             self.path.replace(aside)
+        for suffix in ("-journal", "-wal", "-shm"):  # a stale journal must not roll back into the new log
+            companion = self.path.with_name(self.path.name + suffix)
+            if companion.exists():
+                companion.replace(aside.with_name(aside.name + suffix))
         warn(
             f"the answer log {self.path} was damaged ({exc}); moved it to {aside.name} and started a new one"
+        )
+
+    def _busy(self) -> str:
+        return (
+            f"the answer log {self.path} is busy: another process has held a lock on it for over "
+            f"{self.busy_timeout:g}s"
         )
 
     def record(
@@ -157,7 +179,13 @@ class AnswerLog:
                 with db:
                     cursor = db.execute(_INSERT, row)
                 return cursor.lastrowid
-        except (sqlite3.Error, OSError) as exc:
+        except sqlite3.Error as exc:
+            if _is_busy(exc):
+                warn(f"{self._busy()}; this answer was not logged")
+            else:
+                warn(f"could not write the answer log {self.path}: {exc}")
+            return None
+        except OSError as exc:
             warn(f"could not write the answer log {self.path}: {exc}")
             return None
 
@@ -167,7 +195,9 @@ class AnswerLog:
         try:
             with self._lock:
                 rows = self._connect().execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
+        except sqlite3.Error as exc:
+            if _is_busy(exc):
+                raise CitelineError(f"{self._busy()}; try again when it is done") from None
             raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
         return [
             LogEntry(*row[:10], citations=json.loads(row[10]), timings=json.loads(row[11])) for row in rows
@@ -215,3 +245,18 @@ class AnswerLog:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+
+
+class _Damaged(sqlite3.DatabaseError):
+    """The file opened as a database but failed SQLite's integrity check."""
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    """Another connection holds a lock: wait or skip, never treat the file as damaged."""
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _is_damaged(exc: sqlite3.Error) -> bool:
+    """The file is not a usable database: the only case in which it is moved aside."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    return isinstance(exc, _Damaged) or code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)

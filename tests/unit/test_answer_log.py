@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 from rag.answer.log import AnswerLog, new_conversation
-from rag.errors import CitelineWarning
+from rag.errors import CitelineError, CitelineWarning
 from rag.records import Answer, Citation
 
 from ..fakes import paper
@@ -94,3 +94,29 @@ def test_answers_recorded_from_many_threads_at_once_are_all_logged(tmp_path):
     assert [str(w.message) for w in caught] == []
     assert None not in ids and len(set(ids)) == 10
     assert sorted(e.question for e in log.recent()) == sorted(f"question {n}?" for n in range(10))
+
+
+def test_a_busy_log_is_left_in_place_the_answer_unlogged_with_a_warning_and_reading_it_an_error(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    AnswerLog(path).record("ask", "first?", _answer("q", "a"), "default", "c1")
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        log = AnswerLog(path)
+        log.busy_timeout = 0.2  # seconds to wait for the holder (the CLI waits longer)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert log.record("ask", "second?", _answer("q", "a"), "default", "c2") is None
+        assert [str(w.message) for w in caught] == [
+            f"the answer log {path} is busy: another process has held a lock on it for over 0.2s; "
+            "this answer was not logged"
+        ]
+        with pytest.raises(CitelineError, match=r"is busy: .*; try again when it is done"):
+            log.recent()
+        holder.execute("INSERT INTO entries SELECT NULL, time, kind, conversation, 'held?', standalone, "
+                       "answer, mode, model, collection, citations, timings FROM entries")  # fmt: skip
+        holder.execute("COMMIT")  # the holder's own write goes through: its file was not moved
+    finally:
+        holder.close()
+    assert list(tmp_path.iterdir()) == [path]
+    assert [e.question for e in log.recent()] == ["held?", "first?"]
