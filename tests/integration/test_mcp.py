@@ -24,15 +24,20 @@ def _server(data_dir, env):
 
 
 async def _session_calls(data_dir, env, calls):
+    """``calls`` one after another; their results, the tools listed, and the server's stderr."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import stdio_client
 
     results = {}
-    async with stdio_client(_server(data_dir, env)) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        results["tools"] = (await session.list_tools()).tools
-        for name, (tool, arguments) in calls.items():
-            results[name] = await session.call_tool(tool, arguments)
+    with tempfile.TemporaryFile("w+") as stderr:
+        client = stdio_client(_server(data_dir, env), errlog=stderr)
+        async with client as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            results["tools"] = (await session.list_tools()).tools
+            for name, (tool, arguments) in calls.items():
+                results[name] = await session.call_tool(tool, arguments)
+        stderr.seek(0)
+        results["stderr"] = stderr.read()
     return results
 
 
@@ -188,3 +193,45 @@ def test_every_one_of_ten_concurrent_asks_is_logged(seed_settings, tmp_path):
     assert "warning" not in stderr.lower()
     rows = sqlite3.connect(data_dir / "logs.sqlite").execute("SELECT kind, question FROM entries").fetchall()
     assert sorted(rows) == sorted(("mcp", question) for question in questions)
+
+
+def test_out_of_range_numbers_are_one_line_tool_errors_and_every_argument_is_described(seed_settings):
+    calls = {
+        "k_negative": ("search_papers", {"query": "watermarking", "k": -1}),
+        "k_zero": ("search_papers", {"query": "watermarking", "k": 0}),
+        "k_huge": ("search_papers", {"query": "watermarking", "k": 10**9}),
+        "k_text": ("search_papers", {"query": "watermarking", "k": "many"}),
+        "ask_k_negative": ("ask", {"question": "By how much does AdaSCALE beat OptFS?", "k": -1}),
+        "ask_k_huge": ("ask", {"question": "By how much does AdaSCALE beat OptFS?", "k": 10**9}),
+        "no_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": 0}),
+        "negative_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": -3}),
+        "too_many_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": 10**6}),
+        "year_huge": ("search_papers", {"query": "watermarking", "year": 10**30}),
+    }
+    results = anyio.run(_session_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
+    expected = {
+        "k_negative": "error: k must be between 1 and 200, got -1",
+        "k_zero": "error: k must be between 1 and 200, got 0",
+        "k_huge": "error: k must be between 1 and 200, got 1000000000",
+        "k_text": "error: k must be an integer, got 'many'",
+        "ask_k_negative": "error: k must be between 1 and 200, got -1",
+        "ask_k_huge": "error: k must be between 1 and 200, got 1000000000",
+        "no_papers": "error: max_papers must be between 1 and 1000, got 0",
+        "negative_papers": "error: max_papers must be between 1 and 1000, got -3",
+        "too_many_papers": "error: max_papers must be between 1 and 1000, got 1000000",
+        "year_huge": f"error: year must be between 1 and 9999, got {10**30}",
+    }
+    assert {name: (results[name].is_error, results[name].content[0].text) for name in expected} == {
+        name: (True, message) for name, message in expected.items()
+    }
+    assert "Traceback" not in results["stderr"]
+
+    tools = {t.name: t.input_schema for t in results["tools"]}
+    for name, schema in tools.items():
+        for argument, spec in schema["properties"].items():
+            assert len(spec.get("description", "")) > 10, (name, argument)
+    for name in ("search_papers", "ask"):
+        k = tools[name]["properties"]["k"]
+        assert (k["minimum"], k["maximum"], k["default"]) == (1, 200, seed_settings.top_k)
+    max_papers = tools["summarize_topic"]["properties"]["max_papers"]
+    assert (max_papers["minimum"], max_papers["maximum"], max_papers["default"]) == (1, 1000, 30)
