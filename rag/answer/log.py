@@ -223,7 +223,9 @@ class AnswerLog:
         )
 
     def get(self, entry_id: int) -> LogEntry | None:
-        """One entry by id."""
+        """One entry by id (an id SQLite cannot hold, like ``log show 99999999999999999999``, is none)."""
+        if not -(2**63) <= entry_id < 2**63:
+            return None
         rows = self._rows(f"SELECT {self._COLUMNS} FROM entries e WHERE e.id = ?", (entry_id,))
         return rows[0] if rows else None
 

@@ -120,3 +120,10 @@ def test_a_busy_log_is_left_in_place_the_answer_unlogged_with_a_warning_and_read
         holder.close()
     assert list(tmp_path.iterdir()) == [path]
     assert [e.question for e in log.recent()] == ["held?", "first?"]
+
+
+def test_an_id_beyond_sqlites_integers_is_simply_not_found(tmp_path):
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    log.record("ask", "q?", _answer("q", "a"), "default", "c1")
+    assert log.get(99999999999999999999) is None and log.get(-(2**70)) is None
+    assert log.get(1) is not None
