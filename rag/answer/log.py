@@ -5,9 +5,11 @@ FTS5), and a conversation can be continued from the shell (``citeline ask -c``).
 what the user saw: question, standalone question, answer, citations with provenance, model,
 collection, timings, time; never settings, so never an API key. The log is a convenience: a
 damaged file is moved aside with a warning, and a log that cannot be written never stops an
-answer. A *busy* log (another process holds a lock on it for longer than :data:`BUSY_TIMEOUT`)
-is not damaged: that answer goes unlogged with a warning, reading it is a one-line error, and the
-file is left where it is, since moving a file another process is writing loses its writes.
+answer. A file that is not a citeline log (another schema version, another ``entries`` table)
+is moved aside the same way, once. A *busy* log (another process holds a lock on it for longer
+than :data:`BUSY_TIMEOUT`) is not damaged: that answer goes unlogged with a warning, reading it
+is a one-line error, and the file is left where it is, since moving a file another process is
+writing loses its writes.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ from rag.records import Answer, Turn
 # Seconds to wait for another process's lock on the log before giving up on this write or read.
 BUSY_TIMEOUT = 5.0
 
+# Stored in the file as PRAGMA user_version; 0 is a file made before versions (the same schema)
+# or a new, empty one. A file with another version or another ``entries`` table is not ours.
+SCHEMA_VERSION = 1
+_ENTRY_COLUMNS = ("id", "time", "kind", "conversation", "question", "standalone", "answer", "mode", "model",
+                  "collection", "citations", "timings")  # fmt: skip
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     id INTEGER PRIMARY KEY,
@@ -112,32 +119,49 @@ class AnswerLog:
             except sqlite3.DatabaseError as exc:
                 if not _is_damaged(exc):
                     raise
-                self._set_aside(exc)
+                self._set_aside(f"was damaged ({exc})", "damaged")
                 self._db = self._open()
         return self._db
 
     def _open(self) -> sqlite3.Connection:
+        """Open the file, checked: intact, and either new or of citeline's schema (created if new).
+
+        A file of another schema is moved aside under an exclusive lock, so never while another
+        process is using it (that is busy, raised), and a new log is started.
+        """
         db = sqlite3.connect(str(self.path), timeout=self.busy_timeout, check_same_thread=False)
         try:
-            db.executescript(_SCHEMA)
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise _Damaged("quick_check failed")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            foreign = _foreign_schema(db, version)
+            if foreign:
+                db.execute("BEGIN EXCLUSIVE")
+                self._set_aside(f"is not a citeline answer log ({foreign})", "foreign")
+                db.close()
+                return self._open()
+            if version != SCHEMA_VERSION:
+                db.executescript(f"{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};")
         except sqlite3.DatabaseError:
             db.close()
             raise
         return db
 
-    def _set_aside(self, exc: Exception) -> None:
-        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    def _set_aside(self, problem: str, label: str) -> None:
+        """Move the file (and its journal) to ``<name>.<label>-<time>`` and say so in one warning."""
+        stem = f"{self.path.name}.{label}-{time.strftime('%Y%m%d-%H%M%S')}"
+        aside = self.path.with_name(stem)
+        for n in range(2, 1000):  # never over an earlier file set aside in the same second
+            if not aside.exists():
+                break
+            aside = self.path.with_name(f"{stem}-{n}")
         if self.path.exists():
             self.path.replace(aside)
         for suffix in ("-journal", "-wal", "-shm"):  # a stale journal must not roll back into the new log
             companion = self.path.with_name(self.path.name + suffix)
             if companion.exists():
                 companion.replace(aside.with_name(aside.name + suffix))
-        warn(
-            f"the answer log {self.path} was damaged ({exc}); moved it to {aside.name} and started a new one"
-        )
+        warn(f"the answer log {self.path} {problem}; moved it to {aside.name} and started a new one")
 
     def _busy(self) -> str:
         return (
@@ -199,6 +223,8 @@ class AnswerLog:
             if _is_busy(exc):
                 raise CitelineError(f"{self._busy()}; try again when it is done") from None
             raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
+        except OSError as exc:
+            raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
         return [
             LogEntry(*row[:10], citations=json.loads(row[10]), timings=json.loads(row[11])) for row in rows
         ]
@@ -251,6 +277,20 @@ class AnswerLog:
 
 class _Damaged(sqlite3.DatabaseError):
     """The file opened as a database but failed SQLite's integrity check."""
+
+
+def _foreign_schema(db: sqlite3.Connection, version: int) -> str | None:
+    """Why the open file is not a citeline answer log, or None when it is one (or empty)."""
+    if version not in (0, SCHEMA_VERSION):
+        return f"schema version {version}, this citeline writes {SCHEMA_VERSION}"
+    columns = tuple(row[1] for row in db.execute("PRAGMA table_info(entries)"))
+    if columns and columns != _ENTRY_COLUMNS:
+        return f"its entries table has the columns {', '.join(columns)}"
+    tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    others = sorted(t for t in tables if not t.startswith(("entries", "sqlite_")))
+    if others:
+        return f"it holds other tables: {', '.join(others[:5])}"
+    return None
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

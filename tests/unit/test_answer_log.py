@@ -127,3 +127,41 @@ def test_an_id_beyond_sqlites_integers_is_simply_not_found(tmp_path):
     log.record("ask", "q?", _answer("q", "a"), "default", "c1")
     assert log.get(99999999999999999999) is None and log.get(-(2**70)) is None
     assert log.get(1) is not None
+
+
+def test_a_file_with_a_foreign_entries_table_is_moved_aside_once_and_a_new_log_started(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    with sqlite3.connect(path) as other:
+        other.execute("CREATE TABLE entries (id INTEGER PRIMARY KEY, note TEXT)")
+        other.execute("INSERT INTO entries (note) VALUES ('not ours')")
+    with pytest.warns(CitelineWarning, match=r"answer log .* is not a citeline answer log .*; moved it to"):
+        assert AnswerLog(path).recent() == []
+    (aside,) = tmp_path.glob("logs.sqlite.foreign-*")
+    assert sqlite3.connect(aside).execute("SELECT note FROM entries").fetchall() == [("not ours",)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new log is ours: no second warning
+        log = AnswerLog(path)
+        assert log.record("ask", "q?", _answer("q", "a"), "default", "c1") == 1
+        assert [e.question for e in AnswerLog(path).recent()] == ["q?"]
+
+
+def test_a_log_of_an_unknown_schema_version_is_moved_aside(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    AnswerLog(path).record("ask", "q?", _answer("q", "a"), "default", "c1")
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.warns(CitelineWarning, match=r"is not a citeline answer log \(schema version 99"):
+        assert AnswerLog(path).recent() == []
+    assert len(list(tmp_path.glob("logs.sqlite.foreign-*"))) == 1
+
+
+def test_a_log_written_before_schema_versions_keeps_its_history(tmp_path):
+    from rag.answer import log as answer_log
+
+    path = tmp_path / "logs.sqlite"
+    with sqlite3.connect(path) as old:  # what earlier citeline versions wrote: no user_version
+        old.executescript(answer_log._SCHEMA)
+    AnswerLog(path).record("ask", "earlier?", _answer("q", "a"), "default", "c1")
+    assert [e.question for e in AnswerLog(path).recent()] == ["earlier?"]
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == answer_log.SCHEMA_VERSION
+    assert list(tmp_path.iterdir()) == [path]
