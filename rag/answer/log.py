@@ -3,7 +3,8 @@
 Like ``llm logs``: answers are worth finding again (``citeline log -q WORDS`` searches them with
 FTS5), and a conversation can be continued from the shell (``citeline ask -c``). What is stored is
 what the user saw: question, standalone question, answer, citations with provenance, model,
-collection, timings, time; never settings, so never an API key. The log is a convenience: a
+collection, timings, time; never settings, so never an API key (and a key typed into a question
+is redacted as in error messages). The log is a convenience: a
 damaged file is moved aside with a warning, and a log that cannot be written never stops an
 answer. A file that is not a citeline log (another schema version, another ``entries`` table)
 is moved aside the same way, once. A *busy* log (another process holds a lock on it for longer
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag.errors import CitelineError, warn
+from rag.errors import CitelineError, redact, warn
 from rag.records import Answer, Turn
 
 # Seconds to wait for another process's lock on the log before giving up on this write or read.
@@ -100,8 +101,9 @@ class AnswerLog:
     it, opening included, holds :attr:`_lock`, so calls are serialized rather than refused.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, secrets: tuple[str, ...] = ()) -> None:
         self.path = path
+        self.secrets = secrets  # the configured keys: removed from logged text like anything key-shaped
         self.busy_timeout = BUSY_TIMEOUT
         self._db: sqlite3.Connection | None = None
         self._lock = threading.RLock()
@@ -183,18 +185,25 @@ class AnswerLog:
             }
             for c in answer.citations
         ]
+        standalone = self._redact(answer.standalone_question) if answer.standalone_question else None
         row = (
-            time.time(), kind, conversation, question, answer.standalone_question, answer.text, answer.mode,
-            answer.model, collection, json.dumps(citations), json.dumps(answer.timings),
+            time.time(), kind, conversation, self._redact(question), standalone, self._redact(answer.text),
+            answer.mode, answer.model, collection, json.dumps(citations), json.dumps(answer.timings),
         )  # fmt: skip
         return self._insert(row)
 
     def record_summary(self, topic: str, markdown: str, citations: list[dict[str, Any]], model: str,
                        collection: str, timings: dict[str, float]) -> int | None:  # fmt: skip
         """Log a summary (its Markdown is the answer)."""
+        topic, markdown = self._redact(topic), self._redact(markdown)
         row = (time.time(), "summarize", new_conversation(), topic, None, markdown, "summary", model,
                collection, json.dumps(citations), json.dumps(timings))  # fmt: skip
         return self._insert(row)
+
+    def _redact(self, text: str) -> str:
+        """``text`` as it may be stored: a key typed into a question must not sit in a file (or be
+        shown again by ``citeline log``), so keys are removed as they are from error messages."""
+        return redact(text, self.secrets)
 
     def _insert(self, row: tuple) -> int | None:
         try:

@@ -165,3 +165,28 @@ def test_a_log_written_before_schema_versions_keeps_its_history(tmp_path):
     assert [e.question for e in AnswerLog(path).recent()] == ["earlier?"]
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == answer_log.SCHEMA_VERSION
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_a_key_typed_into_a_question_never_reaches_the_log_file(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    secret = "sk-proj-SENTINEL4242abcd"
+    log = AnswerLog(path)
+    question = f"My key is {secret}, what is AdaSCALE?"
+    log.record("ask", question, _answer(question, f"You asked about {secret} [000-02]."), "default", "c1")
+    log.record_summary(f"topic {secret}", f"# topic {secret}", [], "m", "default", {})
+    entries = log.recent()
+    assert (entries[1].question, entries[1].standalone) == ("My key is [redacted], what is AdaSCALE?",) * 2
+    assert entries[1].answer == "You asked about [redacted] [000-02]."
+    assert entries[0].question == "topic [redacted]" and entries[0].answer == "# topic [redacted]"
+    log.close()
+    assert secret.encode() not in path.read_bytes()
+
+
+def test_the_configured_key_is_redacted_from_logged_text_whatever_its_shape(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    configured = "my-own-configured-key-7788"
+    log = AnswerLog(path, secrets=(configured,))
+    log.record("ask", f"is {configured} valid?", _answer("q", f"{configured}"), "default", "c1")
+    assert (log.recent()[0].question, log.recent()[0].answer) == ("is [redacted] valid?", "[redacted]")
+    log.close()
+    assert configured.encode() not in path.read_bytes()
