@@ -242,7 +242,8 @@ def build_server(settings: Settings):
 
     Every argument is described and every number bounded in the tools' JSON schemas (the CLI's
     ranges, from :mod:`rag.settings`), so a client sees the limits before it calls; a call
-    outside them is a one-line tool error, checked before any work.
+    outside them is a one-line tool error, checked before any work. A tool error reads as the
+    CLI's ``error: ...`` line, once, without the SDK's "Error executing tool" in front.
     """
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -254,11 +255,15 @@ def build_server(settings: Settings):
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
                 cause = exc.__cause__
-                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                if isinstance(exc, UnexpectedToolError):
                     raise
-                tool = self._tool_manager.get_tool(name)
-                schema = tool.parameters if tool is not None else {}
-                raise ToolError(invalid_arguments(cause.errors(), schema)) from cause
+                if isinstance(cause, ValidationError):
+                    tool = self._tool_manager.get_tool(name)
+                    schema = tool.parameters if tool is not None else {}
+                    raise ToolError(invalid_arguments(cause.errors(), schema)) from cause
+                if isinstance(cause, ToolError):  # ours: the CLI's "error: ..." line, not under the
+                    raise ToolError(str(cause)) from None  # SDK's "Error executing tool X: " as well
+                raise
 
     top_k = settings.top_k
 
