@@ -73,7 +73,7 @@ class Library:
         if self._log is None:
             from rag.answer.log import AnswerLog
 
-            self._log = AnswerLog(self.settings.log_file)
+            self._log = AnswerLog(self.settings.log_file, secrets=(self.settings.api_key or "",))
         return self._log
 
     def last_conversation(self) -> tuple[str, list[Turn]]:

@@ -164,17 +164,23 @@ def check_collection_names(value: str) -> None:
             )
 
 
+# Papers one search or answer retrieves (``top_k``) and one listing or summary covers
+# (``listing_max_papers``): the ranges of the CLI's -k and --max-papers, and of the MCP tools' k
+# and max_papers.
+TOP_K_RANGE = (1, 200)
+MAX_PAPERS_RANGE = (1, 1000)
+
 # Allowed ranges of the numeric settings: (lowest, highest); None leaves a side open.
 _LIMITS: dict[str, tuple[float | None, float | None]] = {
     "chroma_timeout": (0.1, None),
     "chunk_tokens": (16, 8192),
     "chunk_overlap": (0, None),
-    "top_k": (1, 200),
+    "top_k": TOP_K_RANGE,
     "strong_similarity": (0.0, 1.0),
     "min_similarity": (0.0, 1.0),
     "min_coverage": (0.0, 1.0),
     "similarity_margin": (0.0, 1.0),
-    "listing_max_papers": (1, 1000),
+    "listing_max_papers": MAX_PAPERS_RANGE,
     "llm_timeout": (0.1, None),
     "llm_idle_minutes": (0.0, 7 * 24 * 60),
     "llm_retries": (0, 20),

@@ -3,24 +3,38 @@
 Like ``llm logs``: answers are worth finding again (``citeline log -q WORDS`` searches them with
 FTS5), and a conversation can be continued from the shell (``citeline ask -c``). What is stored is
 what the user saw: question, standalone question, answer, citations with provenance, model,
-collection, timings, time; never settings, so never an API key. The log is a convenience: a
+collection, timings, time; never settings, so never an API key (and a key typed into a question
+is redacted as in error messages). The log is a convenience: a
 damaged file is moved aside with a warning, and a log that cannot be written never stops an
-answer.
+answer. A file that is not a citeline log (another schema version, another ``entries`` table)
+is moved aside the same way, once. A *busy* log (another process holds a lock on it for longer
+than :data:`BUSY_TIMEOUT`) is not damaged: that answer goes unlogged with a warning, reading it
+is a one-line error, and the file is left where it is, since moving a file another process is
+writing loses its writes.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag.errors import CitelineError, warn
+from rag.errors import CitelineError, redact, warn
 from rag.records import Answer, Turn
 
+# Seconds to wait for another process's lock on the log before giving up on this write or read.
+BUSY_TIMEOUT = 5.0
+
+# Stored in the file as PRAGMA user_version; 0 is a file made before versions (the same schema)
+# or a new, empty one. A file with another version or another ``entries`` table is not ours.
+SCHEMA_VERSION = 1
+_ENTRY_COLUMNS = ("id", "time", "kind", "conversation", "question", "standalone", "answer", "mode", "model",
+                  "collection", "citations", "timings")  # fmt: skip
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     id INTEGER PRIMARY KEY,
@@ -44,6 +58,10 @@ CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
     VALUES (new.id, new.question, new.standalone, new.answer);
 END;
 """
+_INSERT = (
+    "INSERT INTO entries (time, kind, conversation, question, standalone, answer, mode, model, collection, "
+    "citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 @dataclass
@@ -76,39 +94,81 @@ def new_conversation() -> str:
 
 
 class AnswerLog:
-    """The log file: ``record`` after each answer, ``recent``/``search``/``get`` to read it."""
+    """The log file: ``record`` after each answer, ``recent``/``search``/``get`` to read it.
 
-    def __init__(self, path: Path) -> None:
+    One object may be used from several threads at once (the MCP server runs each tool call in a
+    worker thread): the one connection is opened with ``check_same_thread=False`` and every use of
+    it, opening included, holds :attr:`_lock`, so calls are serialized rather than refused.
+    """
+
+    def __init__(self, path: Path, secrets: tuple[str, ...] = ()) -> None:
         self.path = path
+        self.secrets = secrets  # the configured keys: removed from logged text like anything key-shaped
+        self.busy_timeout = BUSY_TIMEOUT
         self._db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
 
     def _connect(self) -> sqlite3.Connection:
+        """The open connection; call with :attr:`_lock` held.
+
+        Only a file SQLite calls corrupt or not a database is moved aside; any other failure
+        (busy above all) is raised and leaves the file alone.
+        """
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 self._db = self._open()
             except sqlite3.DatabaseError as exc:
-                self._set_aside(exc)
+                if not _is_damaged(exc):
+                    raise
+                self._set_aside(f"was damaged ({exc})", "damaged")
                 self._db = self._open()
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=10)
+        """Open the file, checked: intact, and either new or of citeline's schema (created if new).
+
+        A file of another schema is moved aside under an exclusive lock, so never while another
+        process is using it (that is busy, raised), and a new log is started.
+        """
+        db = sqlite3.connect(str(self.path), timeout=self.busy_timeout, check_same_thread=False)
         try:
-            db.executescript(_SCHEMA)
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                raise sqlite3.DatabaseError("quick_check failed")
+                raise _Damaged("quick_check failed")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            foreign = _foreign_schema(db, version)
+            if foreign:
+                db.execute("BEGIN EXCLUSIVE")
+                self._set_aside(f"is not a citeline answer log ({foreign})", "foreign")
+                db.close()
+                return self._open()
+            if version != SCHEMA_VERSION:
+                db.executescript(f"{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};")
         except sqlite3.DatabaseError:
             db.close()
             raise
         return db
 
-    def _set_aside(self, exc: Exception) -> None:
-        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    def _set_aside(self, problem: str, label: str) -> None:
+        """Move the file (and its journal) to ``<name>.<label>-<time>`` and say so in one warning."""
+        stem = f"{self.path.name}.{label}-{time.strftime('%Y%m%d-%H%M%S')}"
+        aside = self.path.with_name(stem)
+        for n in range(2, 1000):  # never over an earlier file set aside in the same second
+            if not aside.exists():
+                break
+            aside = self.path.with_name(f"{stem}-{n}")
         if self.path.exists():
             self.path.replace(aside)
-        warn(
-            f"the answer log {self.path} was damaged ({exc}); moved it to {aside.name} and started a new one"
+        for suffix in ("-journal", "-wal", "-shm"):  # a stale journal must not roll back into the new log
+            companion = self.path.with_name(self.path.name + suffix)
+            if companion.exists():
+                companion.replace(aside.with_name(aside.name + suffix))
+        warn(f"the answer log {self.path} {problem}; moved it to {aside.name} and started a new one")
+
+    def _busy(self) -> str:
+        return (
+            f"the answer log {self.path} is busy: another process has held a lock on it for over "
+            f"{self.busy_timeout:g}s"
         )
 
     def record(
@@ -125,30 +185,40 @@ class AnswerLog:
             }
             for c in answer.citations
         ]
+        standalone = self._redact(answer.standalone_question) if answer.standalone_question else None
         row = (
-            time.time(), kind, conversation, question, answer.standalone_question, answer.text, answer.mode,
-            answer.model, collection, json.dumps(citations), json.dumps(answer.timings),
+            time.time(), kind, conversation, self._redact(question), standalone, self._redact(answer.text),
+            answer.mode, answer.model, collection, json.dumps(citations), json.dumps(answer.timings),
         )  # fmt: skip
         return self._insert(row)
 
     def record_summary(self, topic: str, markdown: str, citations: list[dict[str, Any]], model: str,
                        collection: str, timings: dict[str, float]) -> int | None:  # fmt: skip
         """Log a summary (its Markdown is the answer)."""
+        topic, markdown = self._redact(topic), self._redact(markdown)
         row = (time.time(), "summarize", new_conversation(), topic, None, markdown, "summary", model,
                collection, json.dumps(citations), json.dumps(timings))  # fmt: skip
         return self._insert(row)
 
+    def _redact(self, text: str) -> str:
+        """``text`` as it may be stored: a key typed into a question must not sit in a file (or be
+        shown again by ``citeline log``), so keys are removed as they are from error messages."""
+        return redact(text, self.secrets)
+
     def _insert(self, row: tuple) -> int | None:
         try:
-            db = self._connect()
-            with db:
-                cursor = db.execute(
-                    "INSERT INTO entries (time, kind, conversation, question, standalone, answer, mode, "
-                    "model, collection, citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    row,
-                )
-            return cursor.lastrowid
-        except (sqlite3.Error, OSError) as exc:
+            with self._lock:
+                db = self._connect()
+                with db:
+                    cursor = db.execute(_INSERT, row)
+                return cursor.lastrowid
+        except sqlite3.Error as exc:
+            if _is_busy(exc):
+                warn(f"{self._busy()}; this answer was not logged")
+            else:
+                warn(f"could not write the answer log {self.path}: {exc}")
+            return None
+        except OSError as exc:
             warn(f"could not write the answer log {self.path}: {exc}")
             return None
 
@@ -156,8 +226,13 @@ class AnswerLog:
         if not self.path.exists():
             return []
         try:
-            rows = self._connect().execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
+            with self._lock:
+                rows = self._connect().execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            if _is_busy(exc):
+                raise CitelineError(f"{self._busy()}; try again when it is done") from None
+            raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
+        except OSError as exc:
             raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
         return [
             LogEntry(*row[:10], citations=json.loads(row[10]), timings=json.loads(row[11])) for row in rows
@@ -183,7 +258,9 @@ class AnswerLog:
         )
 
     def get(self, entry_id: int) -> LogEntry | None:
-        """One entry by id."""
+        """One entry by id (an id SQLite cannot hold, like ``log show 99999999999999999999``, is none)."""
+        if not -(2**63) <= entry_id < 2**63:
+            return None
         rows = self._rows(f"SELECT {self._COLUMNS} FROM entries e WHERE e.id = ?", (entry_id,))
         return rows[0] if rows else None
 
@@ -201,6 +278,36 @@ class AnswerLog:
 
     def close(self) -> None:
         """Close the file."""
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+class _Damaged(sqlite3.DatabaseError):
+    """The file opened as a database but failed SQLite's integrity check."""
+
+
+def _foreign_schema(db: sqlite3.Connection, version: int) -> str | None:
+    """Why the open file is not a citeline answer log, or None when it is one (or empty)."""
+    if version not in (0, SCHEMA_VERSION):
+        return f"schema version {version}, this citeline writes {SCHEMA_VERSION}"
+    columns = tuple(row[1] for row in db.execute("PRAGMA table_info(entries)"))
+    if columns and columns != _ENTRY_COLUMNS:
+        return f"its entries table has the columns {', '.join(columns)}"
+    tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    others = sorted(t for t in tables if not t.startswith(("entries", "sqlite_")))
+    if others:
+        return f"it holds other tables: {', '.join(others[:5])}"
+    return None
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    """Another connection holds a lock: wait or skip, never treat the file as damaged."""
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _is_damaged(exc: sqlite3.Error) -> bool:
+    """The file is not a usable database: the only case in which it is moved aside."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    return isinstance(exc, _Damaged) or code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)

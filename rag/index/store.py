@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,11 @@ PAGE = 5000
 # Collection metadata keys citeline writes besides the embedding model (see Store.finish_ingest).
 GENERATION = "citeline_generation"
 LEASE = "citeline_ingest"
+# chromadb registers a client's shared System in its cache before starting it, so a second thread
+# creating a client for the same path meanwhile finds it unstarted ("Could not connect to tenant
+# default_tenant"). Clients are therefore created one at a time (the MCP server opens them from
+# parallel tool calls).
+_CLIENT_CREATION = threading.Lock()
 
 
 @dataclass
@@ -82,6 +88,7 @@ def connect(settings: Settings):
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if not settings.chroma_url:
         settings.index_dir.mkdir(parents=True, exist_ok=True)
+<<<<<<< HEAD
         try:
             return chromadb.PersistentClient(
                 path=str(settings.index_dir / "chroma"), settings=chroma_settings
@@ -90,18 +97,24 @@ def connect(settings: Settings):
             if disk_full(exc, settings.data_dir):  # Chroma's SQLite needs a few KB even to read
                 raise disk_full_error(settings.data_dir, "Chroma cannot open the index") from None
             raise
+=======
+        path = str(settings.index_dir / "chroma")
+        with _CLIENT_CREATION:
+            return chromadb.PersistentClient(path=path, settings=chroma_settings)
+>>>>>>> logmcp
     import httpx
 
     base = _server_url(settings)
     url = urlparse(base)
     try:
         httpx.get(f"{base}/api/v2/heartbeat", timeout=settings.chroma_timeout).raise_for_status()
-        client = chromadb.HttpClient(
-            host=url.hostname or "127.0.0.1",
-            port=url.port or (443 if url.scheme == "https" else 8000),
-            ssl=url.scheme == "https",
-            settings=chroma_settings,
-        )
+        with _CLIENT_CREATION:
+            client = chromadb.HttpClient(
+                host=url.hostname or "127.0.0.1",
+                port=url.port or (443 if url.scheme == "https" else 8000),
+                ssl=url.scheme == "https",
+                settings=chroma_settings,
+            )
     except httpx.TimeoutException:
         raise CitelineError(
             f"the Chroma server at {settings.chroma_url} did not answer within {settings.chroma_timeout:g}s "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 
 import anyio
 import pytest
@@ -13,20 +14,52 @@ from .test_cli import run
 pytest.importorskip("mcp")
 
 
-async def _session_calls(data_dir, env, calls):
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+def _server(data_dir, env):
+    """How the SDK's client starts ``citeline mcp`` on ``data_dir`` (extractive answers by default)."""
+    from mcp.client.stdio import StdioServerParameters
 
     environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     environment.update({"CITELINE_DATA_DIR": str(data_dir), "CITELINE_LLM": "none", **env})
-    params = StdioServerParameters(command="citeline", args=["mcp"], env=environment)
+    return StdioServerParameters(command="citeline", args=["mcp"], env=environment)
+
+
+async def _session_calls(data_dir, env, calls):
+    """``calls`` one after another; their results, the tools listed, and the server's stderr."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
     results = {}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        results["tools"] = (await session.list_tools()).tools
-        for name, (tool, arguments) in calls.items():
-            results[name] = await session.call_tool(tool, arguments)
+    with tempfile.TemporaryFile("w+") as stderr:
+        client = stdio_client(_server(data_dir, env), errlog=stderr)
+        async with client as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            results["tools"] = (await session.list_tools()).tools
+            for name, (tool, arguments) in calls.items():
+                results[name] = await session.call_tool(tool, arguments)
+        stderr.seek(0)
+        results["stderr"] = stderr.read()
     return results
+
+
+async def _parallel_calls(data_dir, env, calls):
+    """``calls`` (tool, arguments) all at once, right after ``initialize``; the results and stderr."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    with tempfile.TemporaryFile("w+") as stderr:
+        client = stdio_client(_server(data_dir, env), errlog=stderr)
+        async with client as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            results = [None] * len(calls)
+
+            async def call(index, tool, arguments):
+                results[index] = await session.call_tool(tool, arguments)
+
+            async with anyio.create_task_group() as group:
+                for index, (tool, arguments) in enumerate(calls):
+                    group.start_soon(call, index, tool, arguments)
+        stderr.seek(0)
+        return results, stderr.read()
 
 
 def _data(result) -> dict:
@@ -82,8 +115,8 @@ def test_every_tool_answers_over_stdio_and_failures_are_one_line_tool_errors(see
         ("bad_name", "error: bad collection name '../../etc'"),
     ]:
         result = results[name]
-        text = result.content[0].text
-        assert result.is_error and message in text and "Traceback" not in text and "\n" not in text
+        text = result.content[0].text  # the CLI's line, one "error:" prefix and nothing before it
+        assert result.is_error and text.startswith(message) and "\n" not in text
 
 
 def test_an_answer_through_mcp_is_the_cli_answer(seed_settings):
@@ -136,3 +169,69 @@ def test_stdout_carries_protocol_messages_only_even_on_first_use_ingest(tmp_path
     assert [r.get("id") for r in replies] == [1, 2]
     assert "watermark" in replies[1]["result"]["content"][0]["text"].lower()
     assert process.stdout.read() == ""
+
+
+def test_parallel_calls_right_after_initialize_all_answer(seed_settings):
+    calls = [("get_paper", {"id": paper_id}) for paper_id in ("000-02", "003-01", "000-01")]
+    results, stderr = anyio.run(_parallel_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
+    assert not any(r.is_error for r in results), stderr
+    assert [_data(r)["id"] for r in results] == ["000-02", "003-01", "000-01"]
+    assert "Traceback" not in stderr
+
+
+def test_every_one_of_ten_concurrent_asks_is_logged(seed_settings, tmp_path):
+    import shutil
+    import sqlite3
+
+    data_dir = tmp_path / "data"
+    shutil.copytree(seed_settings.data_dir, data_dir)  # a private copy: this test's log is its own
+    (data_dir / "logs.sqlite").unlink(missing_ok=True)
+    questions = [f"What does AdaSCALE do, asked for the {n}th time?" for n in range(10)]
+    calls = [("ask", {"question": question}) for question in questions]
+    results, stderr = anyio.run(_parallel_calls, data_dir, {"CITELINE_LOG": "true"}, calls)
+    assert not any(r.is_error for r in results), stderr
+    assert "warning" not in stderr.lower()
+    rows = sqlite3.connect(data_dir / "logs.sqlite").execute("SELECT kind, question FROM entries").fetchall()
+    assert sorted(rows) == sorted(("mcp", question) for question in questions)
+
+
+def test_out_of_range_numbers_are_one_line_tool_errors_and_every_argument_is_described(seed_settings):
+    calls = {
+        "k_negative": ("search_papers", {"query": "watermarking", "k": -1}),
+        "k_zero": ("search_papers", {"query": "watermarking", "k": 0}),
+        "k_huge": ("search_papers", {"query": "watermarking", "k": 10**9}),
+        "k_text": ("search_papers", {"query": "watermarking", "k": "many"}),
+        "ask_k_negative": ("ask", {"question": "By how much does AdaSCALE beat OptFS?", "k": -1}),
+        "ask_k_huge": ("ask", {"question": "By how much does AdaSCALE beat OptFS?", "k": 10**9}),
+        "no_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": 0}),
+        "negative_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": -3}),
+        "too_many_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": 10**6}),
+        "year_huge": ("search_papers", {"query": "watermarking", "year": 10**30}),
+    }
+    results = anyio.run(_session_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
+    expected = {
+        "k_negative": "error: k must be between 1 and 200, got -1",
+        "k_zero": "error: k must be between 1 and 200, got 0",
+        "k_huge": "error: k must be between 1 and 200, got 1000000000",
+        "k_text": "error: k must be an integer, got 'many'",
+        "ask_k_negative": "error: k must be between 1 and 200, got -1",
+        "ask_k_huge": "error: k must be between 1 and 200, got 1000000000",
+        "no_papers": "error: max_papers must be between 1 and 1000, got 0",
+        "negative_papers": "error: max_papers must be between 1 and 1000, got -3",
+        "too_many_papers": "error: max_papers must be between 1 and 1000, got 1000000",
+        "year_huge": f"error: year must be between 1 and 9999, got {10**30}",
+    }
+    assert {name: (results[name].is_error, results[name].content[0].text) for name in expected} == {
+        name: (True, message) for name, message in expected.items()
+    }
+    assert "Traceback" not in results["stderr"]
+
+    tools = {t.name: t.input_schema for t in results["tools"]}
+    for name, schema in tools.items():
+        for argument, spec in schema["properties"].items():
+            assert len(spec.get("description", "")) > 10, (name, argument)
+    for name in ("search_papers", "ask"):
+        k = tools[name]["properties"]["k"]
+        assert (k["minimum"], k["maximum"], k["default"]) == (1, 200, seed_settings.top_k)
+    max_papers = tools["summarize_topic"]["properties"]["max_papers"]
+    assert (max_papers["minimum"], max_papers["maximum"], max_papers["default"]) == (1, 1000, 30)

@@ -290,3 +290,49 @@ def test_a_full_disk_still_answers_reads_and_a_write_says_disk_full_in_one_line(
     assert nothing.stderr.strip().splitlines() == [
         f"error: disk full: Chroma cannot open the index in {full}"
     ]
+
+HOLD_THE_LOG = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.readline()
+db.execute("INSERT INTO entries SELECT NULL, time, kind, conversation, 'written while held', standalone, "
+           "answer, mode, model, collection, citations, timings FROM entries")
+db.execute("COMMIT")
+print("committed", flush=True)
+"""
+
+
+def test_a_log_another_process_holds_is_busy_not_damaged_and_stays_in_place(seed_settings, tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data")
+    shutil.copytree(seed_settings.data_dir, settings.data_dir)  # a private copy: this test's log is its own
+    log = settings.data_dir / "logs.sqlite"
+    log.unlink(missing_ok=True)
+    assert run(["ask", "What is AdaSCALE?", "--json"], settings).returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOG, str(log)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        listed = run(["log"], settings)
+        assert listed.returncode == 1 and listed.stderr.count("\n") == 1
+        assert listed.stderr.startswith(f"error: the answer log {log} is busy")
+        asked = run(["ask", "What does OptFS do?", "--json"], settings)
+        assert asked.returncode == 0 and json.loads(asked.stdout)["answer"]
+        assert asked.stderr.count("\n") == 1 and "busy" in asked.stderr and "not logged" in asked.stderr
+        holder.stdin.write("go on\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline() == "committed\n", holder.stderr.read()
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert holder.returncode == 0
+    assert sorted(p.name for p in settings.data_dir.glob("logs.sqlite*")) == ["logs.sqlite"]
+    entries = json.loads(run(["log", "--json"], settings).stdout)
+    assert [e["question"] for e in entries] == ["written while held", "What is AdaSCALE?"]

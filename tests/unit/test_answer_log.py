@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 from rag.answer.log import AnswerLog, new_conversation
-from rag.errors import CitelineWarning
+from rag.errors import CitelineError, CitelineWarning
 from rag.records import Answer, Citation
 
 from ..fakes import paper
@@ -71,3 +71,122 @@ def test_a_log_that_cannot_be_written_warns_and_never_raises(tmp_path):
         warnings.simplefilter("always")
         assert AnswerLog(blocker / "logs.sqlite").record("ask", "q?", _answer("q", "a"), "d", "c") is None
     assert any("could not write the answer log" in str(w.message) for w in caught)
+
+
+def test_answers_recorded_from_many_threads_at_once_are_all_logged(tmp_path):
+    import threading
+
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    start = threading.Barrier(10)
+    ids: list[int | None] = []
+
+    def ask(n: int) -> None:
+        start.wait()
+        ids.append(log.record("mcp", f"question {n}?", _answer("q", f"answer {n}"), "default", f"c{n}"))
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads = [threading.Thread(target=ask, args=(n,)) for n in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert [str(w.message) for w in caught] == []
+    assert None not in ids and len(set(ids)) == 10
+    assert sorted(e.question for e in log.recent()) == sorted(f"question {n}?" for n in range(10))
+
+
+def test_a_busy_log_is_left_in_place_the_answer_unlogged_with_a_warning_and_reading_it_an_error(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    AnswerLog(path).record("ask", "first?", _answer("q", "a"), "default", "c1")
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        log = AnswerLog(path)
+        log.busy_timeout = 0.2  # seconds to wait for the holder (the CLI waits longer)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert log.record("ask", "second?", _answer("q", "a"), "default", "c2") is None
+        assert [str(w.message) for w in caught] == [
+            f"the answer log {path} is busy: another process has held a lock on it for over 0.2s; "
+            "this answer was not logged"
+        ]
+        with pytest.raises(CitelineError, match=r"is busy: .*; try again when it is done"):
+            log.recent()
+        holder.execute("INSERT INTO entries SELECT NULL, time, kind, conversation, 'held?', standalone, "
+                       "answer, mode, model, collection, citations, timings FROM entries")  # fmt: skip
+        holder.execute("COMMIT")  # the holder's own write goes through: its file was not moved
+    finally:
+        holder.close()
+    assert list(tmp_path.iterdir()) == [path]
+    assert [e.question for e in log.recent()] == ["held?", "first?"]
+
+
+def test_an_id_beyond_sqlites_integers_is_simply_not_found(tmp_path):
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    log.record("ask", "q?", _answer("q", "a"), "default", "c1")
+    assert log.get(99999999999999999999) is None and log.get(-(2**70)) is None
+    assert log.get(1) is not None
+
+
+def test_a_file_with_a_foreign_entries_table_is_moved_aside_once_and_a_new_log_started(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    with sqlite3.connect(path) as other:
+        other.execute("CREATE TABLE entries (id INTEGER PRIMARY KEY, note TEXT)")
+        other.execute("INSERT INTO entries (note) VALUES ('not ours')")
+    with pytest.warns(CitelineWarning, match=r"answer log .* is not a citeline answer log .*; moved it to"):
+        assert AnswerLog(path).recent() == []
+    (aside,) = tmp_path.glob("logs.sqlite.foreign-*")
+    assert sqlite3.connect(aside).execute("SELECT note FROM entries").fetchall() == [("not ours",)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new log is ours: no second warning
+        log = AnswerLog(path)
+        assert log.record("ask", "q?", _answer("q", "a"), "default", "c1") == 1
+        assert [e.question for e in AnswerLog(path).recent()] == ["q?"]
+
+
+def test_a_log_of_an_unknown_schema_version_is_moved_aside(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    AnswerLog(path).record("ask", "q?", _answer("q", "a"), "default", "c1")
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.warns(CitelineWarning, match=r"is not a citeline answer log \(schema version 99"):
+        assert AnswerLog(path).recent() == []
+    assert len(list(tmp_path.glob("logs.sqlite.foreign-*"))) == 1
+
+
+def test_a_log_written_before_schema_versions_keeps_its_history(tmp_path):
+    from rag.answer import log as answer_log
+
+    path = tmp_path / "logs.sqlite"
+    with sqlite3.connect(path) as old:  # what earlier citeline versions wrote: no user_version
+        old.executescript(answer_log._SCHEMA)
+    AnswerLog(path).record("ask", "earlier?", _answer("q", "a"), "default", "c1")
+    assert [e.question for e in AnswerLog(path).recent()] == ["earlier?"]
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == answer_log.SCHEMA_VERSION
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_a_key_typed_into_a_question_never_reaches_the_log_file(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    secret = "sk-proj-SENTINEL4242abcd"
+    log = AnswerLog(path)
+    question = f"My key is {secret}, what is AdaSCALE?"
+    log.record("ask", question, _answer(question, f"You asked about {secret} [000-02]."), "default", "c1")
+    log.record_summary(f"topic {secret}", f"# topic {secret}", [], "m", "default", {})
+    entries = log.recent()
+    assert (entries[1].question, entries[1].standalone) == ("My key is [redacted], what is AdaSCALE?",) * 2
+    assert entries[1].answer == "You asked about [redacted] [000-02]."
+    assert entries[0].question == "topic [redacted]" and entries[0].answer == "# topic [redacted]"
+    log.close()
+    assert secret.encode() not in path.read_bytes()
+
+
+def test_the_configured_key_is_redacted_from_logged_text_whatever_its_shape(tmp_path):
+    path = tmp_path / "logs.sqlite"
+    configured = "my-own-configured-key-7788"
+    log = AnswerLog(path, secrets=(configured,))
+    log.record("ask", f"is {configured} valid?", _answer("q", f"{configured}"), "default", "c1")
+    assert (log.recent()[0].question, log.recent()[0].answer) == ("is [redacted] valid?", "[redacted]")
+    log.close()
+    assert configured.encode() not in path.read_bytes()
