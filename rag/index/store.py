@@ -88,20 +88,15 @@ def connect(settings: Settings):
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if not settings.chroma_url:
         settings.index_dir.mkdir(parents=True, exist_ok=True)
-<<<<<<< HEAD
         try:
-            return chromadb.PersistentClient(
-                path=str(settings.index_dir / "chroma"), settings=chroma_settings
-            )
+            with _CLIENT_CREATION:
+                return chromadb.PersistentClient(
+                    path=str(settings.index_dir / "chroma"), settings=chroma_settings
+                )
         except Exception as exc:
             if disk_full(exc, settings.data_dir):  # Chroma's SQLite needs a few KB even to read
                 raise disk_full_error(settings.data_dir, "Chroma cannot open the index") from None
             raise
-=======
-        path = str(settings.index_dir / "chroma")
-        with _CLIENT_CREATION:
-            return chromadb.PersistentClient(path=path, settings=chroma_settings)
->>>>>>> logmcp
     import httpx
 
     base = _server_url(settings)
