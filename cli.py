@@ -277,6 +277,12 @@ Signals = Annotated[
         "--signals", help="Corpora folder (../shared/corpora): TLDR known-item search and keyword lists."
     ),
 ]
+Subfields = Annotated[
+    Path | None,
+    typer.Option(
+        "--subfields", help="Corpora folder (../shared/corpora): list every paper of a subfield (--split)."
+    ),
+]
 Sample = Annotated[
     int, typer.Option("--sample", help="With --signals: TLDR queries to sample (lists: a fifth).")
 ]
@@ -294,6 +300,7 @@ def eval_command(
     compare: Compare = None,
     signals: Signals = None,
     sample: Sample = 200,
+    subfields: Subfields = None,
     collection: Collection = None,
     config: Config = None,
 ) -> None:
@@ -309,6 +316,14 @@ def eval_command(
         with render.eval_progress() as progress:
             results = rag.run_signals(settings, signals, sample, max(10, sample // 5), progress=progress)
         render.signal_results(results, rag.write_signals(results, out))
+        return
+    if subfields:
+        if llms and "," in llms:
+            raise typer.BadParameter("--subfields takes one LLM setting", param_hint="--llm")
+        settings = _settings(config, llm=llms)
+        with render.eval_progress() as progress:
+            results = rag.run_subfields(settings, subfields, split, progress, eval_set)
+        render.subfield_results(results, rag.write_subfields(results, out))
         return
     settings = _library(_settings(config, collection=collection)).settings
     chosen = llms.split(",") if llms else [settings.llm]

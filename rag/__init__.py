@@ -49,12 +49,15 @@ _EXPORTS = {
     "compare_results": "rag.eval.report",
     "run_signals": "rag.eval.signals",
     "write_signals": "rag.eval.report",
+    "run_subfields": "rag.eval.subfields",
+    "write_subfields": "rag.eval.subfields",
 }
 __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _EXPORTS
     "Answer", "Chunk", "Citation", "CitelineError", "CitelineRetriever", "CitelineWarning", "Hit",
     "IngestReport", "Library", "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index",
     "eval_set", "ingest", "llm_status", "llm_stop",
-    "load_results", "load_settings", "run_eval", "run_signals", "write_results", "write_signals",
+    "load_results", "load_settings", "run_eval", "run_signals", "run_subfields", "write_results",
+    "write_signals", "write_subfields",
 ]  # fmt: skip
 
 if TYPE_CHECKING:
@@ -65,6 +68,7 @@ if TYPE_CHECKING:
     from rag.eval.harness import eval_set, run_eval
     from rag.eval.report import compare_results, load_results, write_results, write_signals
     from rag.eval.signals import run_signals
+    from rag.eval.subfields import run_subfields, write_subfields
     from rag.index.ingest import IngestReport, ensure_index, ingest
     from rag.records import Answer, Chunk, Citation, Hit, Paper, Turn
     from rag.retrieval.langchain import CitelineRetriever

@@ -316,6 +316,16 @@ def signal_results(results: dict, written: list[Path]) -> None:
     console.print(f"[dim]wrote {', '.join(str(p) for p in written)}[/]")
 
 
+def subfield_results(results: dict, written: list[Path]) -> None:
+    """The subfield benchmark's table (per conference and overall) and the file written."""
+    from rag.eval.subfields import table_rows
+
+    overall = results["overall"]
+    _table(*table_rows(results), title=f"Subfield listings, {results['split']} ({overall['topics']} topics)")
+    console.print("[dim]precision is a lower bound: author keywords under-tag[/]")
+    console.print(f"[dim]wrote {', '.join(str(p) for p in written)}[/]")
+
+
 def comparison(rows: list[list[str]]) -> None:
     """The difference between two eval runs."""
     if not rows:
