@@ -124,6 +124,7 @@ class Answer:
     attribution: list[dict[str, Any]] = field(default_factory=list)  # per sentence: keys and status
     revised: bool = False  # the checked text differs from what was streamed
     prompt_tokens: int = 0
+    found: int | None = None  # a listing: how many papers the topic holds (the answer lists at most the cap)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ask --json`` document."""
@@ -137,6 +138,7 @@ class Answer:
             "invalid_citations": self.invalid_keys,
             "withheld": self.withheld,
             "mode": self.mode,
+            "found": self.found,
             "attribution": self.attribution,
             "context": [{"key": key, "id": paper.id} for key, paper in self.context.items()],
             "retrieved": [h.to_dict() for h in self.retrieved],

@@ -19,7 +19,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from rag.records import Hit, Paper
 from rag.retrieval.relevance import TermWeights
-from rag.text import STOP_WORDS, lexical_terms, stem_terms
+from rag.retrieval.topics import TopicSelection, rank_topic
+from rag.text import STOP_WORDS, lexical_sequence, lexical_terms, stem_terms
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -91,3 +92,17 @@ class FakeRetriever:
         """Document frequencies over the fake papers, as the real index counts them over chunks."""
         docs = [set(lexical_terms(f"{p.title} {p.abstract}")) for p in self.papers.values()]
         return TermWeights.from_counts(terms, {t: sum(t in d for d in docs) for t in terms}, len(docs))
+
+    def select_topic(self, topic, venue=None, year=None) -> TopicSelection:
+        """The real topic selection (:func:`rank_topic`) over the fake papers' vectors and terms."""
+        import numpy as np
+
+        papers = list(self.papers.values())
+        texts = [f"{p.title} {p.abstract}" for p in papers]
+        vectors = np.asarray([self.embedder.embed_query(t) for t in texts], np.float32)
+        terms = [lexical_sequence(f"{p.title} {p.label} {p.abstract}") for p in papers]
+        ranking = rank_topic(self.embedder, topic, vectors, terms)
+        hits = [Hit(papers[i], float(ranking.score[i]), similarity=float(ranking.similarity[i]),
+                    text=papers[i].abstract) for i in ranking.order]  # fmt: skip
+        return TopicSelection(hits, core=ranking.core, candidates=len(papers))
+

@@ -66,11 +66,15 @@ class PaperEvidence:
 def gather(
     question: str,
     keyed: dict[str, Paper],
-    embedder: Embedder,
+    embedder: Embedder | None,
     weights: TermWeights,
     per_paper: int = 3,
 ) -> list[PaperEvidence]:
-    """Score every sentence of the keyed papers for ``question``; keep the best ``per_paper``."""
+    """Score every sentence of the keyed papers for ``question``; keep the best ``per_paper``.
+
+    Without an ``embedder`` sentences are scored by their terms alone: a listing's one line per
+    paper over a whole subfield must not embed hundreds of sentences (seconds on 2 cores).
+    """
     terms = lexical_terms(question)
     rows: list[tuple[str, int, str]] = []
     for key, paper in keyed.items():
@@ -79,7 +83,10 @@ def gather(
         rows += [(key, n, s) for n, s in enumerate(sentences) if s in content]
     if not rows:
         return []
-    vectors = embedder.embed_documents([plain_text(s) for _, _, s in rows] + [question])
+    if embedder is None:
+        vectors: list[list[float]] = [[0.0]] * (len(rows) + 1)
+    else:
+        vectors = embedder.embed_documents([plain_text(s) for _, _, s in rows] + [question])
     query = vectors[-1]
     by_key: dict[str, list[Sentence]] = {key: [] for key in keyed}
     # A sentence also "contains" its paper's identity: title, label, and any rare name of the

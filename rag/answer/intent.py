@@ -58,12 +58,58 @@ _TAIL = re.compile(
 )
 
 
+# Where and when, as researchers say it: "at ICLR 2024", "the ICML 2026 work on", "NeurIPS'23".
+VENUES = ("ICML", "ICLR", "NeurIPS", "NIPS", "COLM", "CoRL", "AISTATS", "COLT", "UAI", "AAAI", "IJCAI",
+          "ACL", "EMNLP", "NAACL", "CVPR", "ICCV", "ECCV", "KDD", "TMLR", "JMLR")  # fmt: skip
+_VENUE = re.compile(
+    rf"(?:\b(?:at|from|in|of|for)\s+)?(?:the\s+)?\b(?P<venue>{'|'.join(VENUES)})\b"
+    r"(?:\s*['’]?\s*(?P<year>(?:19|20)\d\d|\d\d)\b)?",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"(?:\b(?:at|from|in|of|since|during)\s+)?\b(?P<year>(?:19|20)\d\d)\b(?!\s*%)")
+# "What has been published on X?", "What did <venue> publish on X?"
+_PUBLISHED = re.compile(
+    r"^\s*what\s+(?:has\s+been|have\s+been|was|were|is|did|does)?\s*(?:\w+\s+)?publish(?:ed)?\s+"
+    r"(?:on|about|regarding)\s+(?P<topic>.+)$",
+    re.IGNORECASE,
+)
+# "recent work on X", "papers on X", "research about X"
+_WORK_ON = re.compile(
+    r"^\s*(?:(?:the|all|any|some|recent|new|latest|current)\s+)*"
+    r"(?:work|works|research|papers|publications|literature|studies|articles)\s+"
+    r"(?:on|about|in|regarding|concerning|that\s+(?:study|address|use))\s+(?P<topic>.+)$",
+    re.IGNORECASE,
+)
+# "GAN papers", "the deep RL work", "lifelong learning research"
+_NOUN_PAPERS = re.compile(
+    r"^\s*(?:(?:the|all|any|recent|new|latest)\s+)*(?P<topic>.+?)\s+"
+    r"(?:papers|works|work|research|publications|literature|articles)\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(
+    r"^\s*(?:who|what|which|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will)\b",
+    re.I,
+)
+_ASK = re.compile(r"^\s*(?:list|show|find|name|get|give)\s+(?:me\s+)?", re.IGNORECASE)
+# Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
+_LEADING = re.compile(r"^(?:(?:the|all|any|recent|new|latest|current|existing)\s+)+", re.IGNORECASE)
+_TRAILING = re.compile(
+    r"\s+(?:papers?|works?|research|publications?|literature|articles?|studies)\s*$", re.IGNORECASE
+)
+
+
 @dataclass(frozen=True)
 class Intent:
-    """``listing`` questions want every paper on ``topic``; ``factoid`` ones want an answer."""
+    """``listing`` questions want every paper on ``topic``; ``factoid`` ones want an answer.
+
+    ``venue`` and ``year`` are what a listing question names as where and when ("GNN papers at
+    ICLR 2024"): filters on the listing, like ``--venue``/``--year``, not part of the topic.
+    """
 
     kind: str  # "listing" or "factoid"
     topic: str = ""
+    venue: str | None = None
+    year: int | None = None
 
     @property
     def is_listing(self) -> bool:
@@ -71,9 +117,41 @@ class Intent:
         return self.kind == "listing"
 
 
+def clean_topic(topic: str) -> str:
+    """A topic without the words that frame it: "the deep RL papers" → "deep RL"."""
+    text = re.sub(r"\s+(?:papers|works)\s+(?=\()", " ", " ".join(topic.split()), flags=re.IGNORECASE)
+    cleaned = _TRAILING.sub("", _LEADING.sub("", text.strip(" ,;:?.!")))
+    return cleaned or topic.strip(" ?")
+
+
+def _where_and_when(question: str) -> tuple[str, str | None, int | None]:
+    """The question without its venue/year phrase, and the venue and year it names."""
+    venue = year = None
+    match = _VENUE.search(question)
+    if match:
+        canonical = {v.casefold(): v for v in VENUES}
+        venue = canonical.get(match.group("venue").casefold(), match.group("venue"))
+        venue = "NeurIPS" if venue == "NIPS" else venue
+        if match.group("year"):
+            digits = match.group("year")
+            year = int(digits) if len(digits) == 4 else 2000 + int(digits)
+        question = question[: match.start()] + " " + question[match.end() :]
+    if year is None and (found := _YEAR.search(question)):
+        year = int(found.group("year"))
+        question = question[: found.start()] + " " + question[found.end() :]
+    return " ".join(question.split()), venue, year
+
+
 def classify(question: str) -> Intent:
-    """The intent of an English question, with the topic of a listing question."""
-    if not _LISTING.match(question):
-        return Intent("factoid")
-    topic = _VERB.sub("", _TAIL.sub("", _FRAME.sub("", question, count=1)).strip(" ,;:"))
-    return Intent("listing", topic or question.strip(" ?"))
+    """The intent of an English question, with the topic (and venue/year) of a listing question."""
+    rest, venue, year = _where_and_when(question)
+    if _LISTING.match(rest):
+        framed = _VERB.sub("", _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:"))
+        return Intent("listing", clean_topic(framed or rest), venue, year)
+    bare = _ASK.sub("", _TAIL.sub("", rest))
+    for pattern in (_PUBLISHED, _WORK_ON, _NOUN_PAPERS):
+        if (match := pattern.match(bare)) and not (pattern is _NOUN_PAPERS and _QUESTION_START.match(bare)):
+            return Intent("listing", clean_topic(_VERB.sub("", match.group("topic"))), venue, year)
+    if (venue or year) and rest and "?" not in rest and not _QUESTION_START.match(rest):
+        return Intent("listing", clean_topic(rest), venue, year)  # "GNNs at ICLR 2020"
+    return Intent("factoid")

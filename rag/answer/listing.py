@@ -43,18 +43,38 @@ def _line(evidence: PaperEvidence) -> str:
     return f"- {label}: {cite(best.text, evidence.key)}"
 
 
+def listing_head(topic: str, shown: int, found: int | None = None, where: str = "") -> str:
+    """ "81 papers on graph neural networks at ICLR 2024 (showing 30; --all or -n N shows more):" """
+    found = shown if found is None else found
+    head = f"{found} paper{'s' if found != 1 else ''} on {topic}{f' {where}' if where else ''}"
+    if found > shown:
+        head += f" (showing the {shown} closest; --all or -n N shows more)"
+    return head + ":"
+
+
 def listing_answer(
-    question: str, topic: str, keyed: dict[str, Paper], embedder: Embedder, weights: TermWeights
+    question: str,
+    topic: str,
+    keyed: dict[str, Paper],
+    embedder: Embedder,
+    weights: TermWeights,
+    found: int | None = None,
+    where: str = "",
+    vectors: dict | None = None,
 ) -> str:
-    """A short cited answer: a count, then one line per paper (grouped when there are many)."""
-    evidence = gather(question, keyed, embedder, weights, per_paper=5)
+    """A short cited answer: a count, then one line per paper (grouped when there are many).
+
+    Each line's sentence is chosen by its terms (no embedding); themes cluster the papers' stored
+    vectors (``vectors``, paper id → unit vector) when the retriever gave them.
+    """
+    evidence = gather(question, keyed, None, weights, per_paper=5)
     lines = {e.key: _line(e) for e in evidence}
-    head = f"{len(keyed)} paper{'s' if len(keyed) != 1 else ''} on {topic}:"
+    head = listing_head(topic, len(keyed), found, where)
     if len(keyed) <= GROUP_ABOVE:
         return "\n".join([head, *lines.values()])
     from rag.answer.summarize import group_by_theme
 
     parts = [head]
-    for name, keys in group_by_theme(topic, keyed, embedder):
+    for name, keys in group_by_theme(topic, keyed, embedder, vectors):
         parts += [f"{name}:", *(lines[k] for k in keys)]
     return "\n".join(parts)

@@ -30,7 +30,7 @@ from rag.index.tokens import count_tokens
 from rag.records import Answer, Hit, Paper, Turn
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
-from rag.retrieval.relevance import papers_on
+from rag.retrieval.relevance import topic_of
 from rag.settings import Settings
 from rag.text import checked_query, lexical_terms, without_keys
 
@@ -52,6 +52,7 @@ class _Run:
     context: dict[str, Paper] = field(default_factory=dict)
     evidence: list[ev.PaperEvidence] = field(default_factory=list)
     prompt_tokens: int = 0
+    found: int | None = None  # papers a listing selected (it shows at most listing_max_papers)
 
     def lap(self, name: str, since: float) -> float:
         """Record the time since ``since`` under ``name``; returns now, for the next lap."""
@@ -152,13 +153,30 @@ class AnswerChain:
         return line if 3 <= len(line) <= 400 else question
 
     def list_papers(self, run: _Run, intent: Intent) -> _Draft:
-        """Every paper on the topic, one cited line each (no LLM: selection is the answer)."""
-        run.hits = papers_on(self.retriever, intent.topic, self.settings.listing_max_papers)
+        """Every paper on the topic, one cited line each (no LLM: selection is the answer).
+
+        The venue and year a question names ("GNN papers at ICLR 2024") filter the selection,
+        unless no indexed paper records them (a seed list has no venue field): then the question
+        is answered over every paper and the answer says so.
+        """
+        topic = topic_of(intent.topic)
+        selection = self.retriever.select_topic(topic, venue=intent.venue, year=intent.year)
+        where = " ".join(str(x) for x in (intent.venue, intent.year) if x)
+        if where and not selection.candidates:
+            selection = self.retriever.select_topic(topic)
+            where = f"(no indexed paper records {where}, so all are searched)"
+        elif where:
+            where = f"at {where}"
+        run.found = selection.total
+        run.hits = selection.hits[: self.settings.listing_max_papers]
         if not run.hits:
             return _Draft(self._refusal, "abstained")
         run.context = assign_keys(run.hits)
         weights = self.retriever.term_weights(lexical_terms(run.standalone))
-        text = listing_answer(run.standalone, intent.topic, run.context, self.retriever.embedder, weights)
+        text = listing_answer(
+            run.standalone, topic, run.context, self.retriever.embedder, weights,
+            found=run.found, where=where, vectors=selection.vectors,
+        )  # fmt: skip
         return _Draft(text, "listing")
 
     def retrieve(
@@ -238,6 +256,7 @@ class AnswerChain:
             mode="abstained" if refused else draft.mode,
             attribution=[s.to_dict() for s in attribution],
             prompt_tokens=run.prompt_tokens,
+            found=None if refused else run.found,
             revised=draft.streamed is not None and draft.streamed.strip() != checked.text.strip(),
         )
 

@@ -184,21 +184,29 @@ def _cluster(vectors: list[list[float]], k: int) -> list[int]:
     return labels.tolist()
 
 
-def _groups(notes: list[PaperNote], embedder) -> list[list[PaperNote]]:
-    """Notes clustered by their papers' embeddings: one group up to five papers, else 2 to 6."""
+def _groups(notes: list[PaperNote], embedder, known: dict | None = None) -> list[list[PaperNote]]:
+    """Notes clustered by their papers' embeddings: one group up to five papers, else 2 to 6.
+
+    ``known`` (paper id → vector, from the index's paper table) saves embedding the abstracts again.
+    """
     if len(notes) <= 5:
         return [notes] if notes else []
-    vectors = embedder.embed_documents([n.paper.abstract for n in notes])
+    if known and all(n.paper.id in known for n in notes):
+        vectors = [list(known[n.paper.id]) for n in notes]
+    else:
+        vectors = embedder.embed_documents([n.paper.abstract for n in notes])
     k = max(2, min(6, round(math.sqrt(len(notes) / 2))))
     labels = _cluster(vectors, k)
     groups = [[n for n, label in zip(notes, labels, strict=True) if label == j] for j in range(k)]
     return [g for g in groups if g]
 
 
-def group_by_theme(topic: str, keyed: dict[str, Paper], embedder) -> list[tuple[str, list[str]]]:
+def group_by_theme(
+    topic: str, keyed: dict[str, Paper], embedder, vectors: dict | None = None
+) -> list[tuple[str, list[str]]]:
     """(theme name, keys) for a listing answer: clusters named by their distinctive terms."""
     notes = [PaperNote(key, paper, "", -n) for n, (key, paper) in enumerate(keyed.items())]
-    groups = _groups(notes, embedder)
+    groups = _groups(notes, embedder, vectors)
     return [(_term_name(g, notes, topic).capitalize(), [n.key for n in g]) for g in groups]
 
 

@@ -380,6 +380,12 @@ class Store:
         for page in self._pages(["documents"]):
             yield from zip(page["ids"], page["documents"], strict=True)
 
+    def all_chunks_with_vectors(self) -> Iterator[tuple[str, str, Sequence[float], dict]]:
+        """(chunk id, text, vector, metadata) for every chunk: the input of the lexical index and
+        its paper table."""
+        for page in self._pages(["documents", "embeddings", "metadatas"]):
+            yield from zip(page["ids"], page["documents"], page["embeddings"], page["metadatas"], strict=True)
+
     @_server_errors
     def upsert(self, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
         """Write chunks with their vectors, in batches Chroma accepts."""

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
     from rag.records import Hit, Paper
     from rag.retrieval.relevance import TermWeights
+    from rag.retrieval.topics import TopicSelection
 
 MODES = ("hybrid", "dense", "bm25")
 
@@ -35,3 +36,7 @@ class PaperSearch(Protocol):
     def paper(self, paper_id: str) -> Paper | None: ...
 
     def term_weights(self, terms: list[str]) -> TermWeights: ...
+
+    def select_topic(self, topic: str, venue: str | None = None, year: int | None = None) -> TopicSelection:
+        """Every paper on ``topic`` (see :mod:`rag.retrieval.topics`), best first."""
+        ...

@@ -33,11 +33,6 @@ if TYPE_CHECKING:
 RARE_SHARE = 0.01  # a term in at most 1% of the chunks (and at most RARE_MAX) is a name
 RARE_MAX = 25
 
-# Topic selection (listing questions, summaries): a topic is short, so its terms must be present.
-TOPIC_STRONG_SIMILARITY = 0.5
-TOPIC_SIMILARITY = 0.3
-TOPIC_COVERAGE = 0.67
-
 
 @dataclass(frozen=True)
 class TermWeights:
@@ -72,16 +67,6 @@ class Relevance:
             bool(self.names)
             or self.similarity >= settings.strong_similarity
             or (self.similarity >= settings.min_similarity and self.coverage >= settings.min_coverage)
-        )
-
-    @property
-    def is_on_topic(self) -> bool:
-        """The topic decision (listing questions, summaries): the topic's terms, or a strong match."""
-        return (
-            bool(self.names)
-            or self.phrase
-            or self.similarity >= TOPIC_STRONG_SIMILARITY
-            or (self.similarity >= TOPIC_SIMILARITY and self.coverage >= TOPIC_COVERAGE)
         )
 
 
@@ -172,29 +157,7 @@ def topic_of(text: str) -> str:
 def papers_on(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:
     """Every paper on ``topic`` (up to ``max_papers``), best first: not a fixed k.
 
-    Retrieval proposes a wide pool without its relevance floor; each paper then stays only if it
-    is on the topic (see :attr:`Relevance.is_on_topic`).
+    Selection is :mod:`rag.retrieval.topics` (the topic's core, its neighbourhood, a stop taken from
+    the topic's own scores), over every paper of the collections searched.
     """
-    pool = max(4 * max_papers, 40)
-    candidates = retriever.search(topic, k=pool, pool=pool, floor=False)
-    alternatives = [(part, lexical_terms(part)) for part in alternatives_of(topic_of(topic))]
-    weights = retriever.term_weights(list(dict.fromkeys(t for _, terms in alternatives for t in terms)))
-
-    def on_topic(hit: Hit) -> bool:
-        return any(
-            judge(part, terms, hit.paper, hit.similarity, weights).is_on_topic
-            for part, terms in alternatives
-            if terms
-        )
-
-    return [h for h in candidates if on_topic(h)][:max_papers]
-
-
-def alternatives_of(topic: str) -> list[str]:
-    """ "distributed or federated learning" → ["distributed learning", "federated learning"]: a
-    paper on either is on the topic. A one-word part borrows the last part's head noun."""
-    parts = [p.strip() for p in re.split(r"\s+or\s+|\s*/\s*", topic) if p.strip()]
-    if len(parts) < 2:
-        return [topic]
-    head = parts[-1].split()[1:]
-    return [f"{p} {' '.join(head)}" if len(p.split()) == 1 and head else p for p in parts]
+    return retriever.select_topic(topic_of(topic)).hits[:max_papers]

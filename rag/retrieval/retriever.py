@@ -17,12 +17,13 @@ from typing import TypeVar
 
 from rag.errors import CitelineError
 from rag.index.embeddings import Embedder, make_embedder
-from rag.index.lexical import LexicalIndex, query_lexical_index
-from rag.index.metadata import paper_from_metadata
+from rag.index.lexical import LexicalIndex, PaperRows, PaperTable, query_lexical_index
+from rag.index.metadata import first_chunk_id, paper_from_metadata
 from rag.index.store import Store, find_paper, open_stores
 from rag.records import Hit, Paper
 from rag.retrieval import MODES
 from rag.retrieval.relevance import TermWeights, judge
+from rag.retrieval.topics import TopicSelection, rank_topic
 from rag.settings import Settings
 from rag.text import checked_query, lexical_terms
 
@@ -135,6 +136,61 @@ class Retriever:
             for term, count in counts.items():
                 df[term] = df.get(term, 0) + count
         return TermWeights.from_counts(terms, df, total)
+
+    def select_topic(self, topic: str, venue: str | None = None, year: int | None = None) -> TopicSelection:
+        """Every paper on ``topic`` in the collections searched (venue/year filters apply, the venue
+        in any case), judged over the whole paper table rather than a retrieved pool."""
+        import numpy as np
+
+        topic = checked_query(topic, "topic")
+        venue = (venue or self.settings.venue or "").casefold() or None
+        year = year or self.settings.year
+        rows: list[tuple[_Collection, str]] = []
+        vectors, terms = [], []
+        seen: set[str] = set()
+        for part, table in zip(self._parts, self._map(self._paper_table, self._parts), strict=True):
+            keep = [
+                i for i, pid in enumerate(table.ids)
+                if pid not in seen
+                and (venue is None or table.venues[i].casefold() == venue)
+                and (year is None or table.years[i] == year)
+            ]  # fmt: skip
+            seen.update(table.ids[i] for i in keep)
+            rows += [(part, table.ids[i]) for i in keep]
+            if keep:
+                vectors.append(table.vectors[keep])
+                terms += [table.terms[i] for i in keep]
+        matrix = np.concatenate(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
+        ranking = rank_topic(self.embedder, topic, matrix, terms)
+        chosen = [rows[i] for i in ranking.order]
+        metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in chosen])
+        hits, vectors = [], {}
+        for i, (part, pid) in zip(ranking.order, chosen, strict=True):
+            meta = metas.get((part, first_chunk_id(pid)))
+            if meta is None:
+                continue  # deleted by an ingest since the table was built
+            vectors[pid] = matrix[i]
+            hits.append(
+                Hit(
+                    paper=paper_from_metadata(meta),
+                    score=float(ranking.score[i]),
+                    similarity=float(ranking.similarity[i]),
+                    text=str(meta.get("abstract", "")),
+                    collection=part.store.name,
+                )
+            )
+        return TopicSelection(hits, core=ranking.core, candidates=len(rows), vectors=vectors)
+
+    @staticmethod
+    def _paper_table(part: _Collection) -> PaperTable:
+        """The collection's paper table; built from the store in memory if its saved index predates it."""
+        table = part.lexical.papers()
+        if len(table) or not part.store.count():
+            return table
+        rows = PaperRows()
+        for _, _, vector, meta in part.store.all_chunks_with_vectors():
+            rows.add(meta, vector)
+        return rows.table()
 
     def search(
         self,

@@ -1,6 +1,7 @@
 """Per-paper relevance: names match whole, rare terms are names, phrases and alternatives."""
 
-from rag.retrieval.relevance import TermWeights, alternatives_of, compounds_of, has_phrase, judge, topic_of
+from rag.retrieval.relevance import TermWeights, compounds_of, has_phrase, judge, topic_of
+from rag.retrieval.topics import topic_parts
 from rag.text import lexical_sequence, lexical_terms
 
 from ..fakes import paper
@@ -35,10 +36,14 @@ def test_phrases_alternatives_and_filler():
     assert not has_phrase(
         lexical_sequence("reward models"), lexical_sequence("reward distributions of models")
     )
-    assert alternatives_of("distributed or federated learning") == [
-        "distributed learning",
-        "federated learning",
+    assert topic_parts("supervised or unsupervised learning") == [
+        "supervised or unsupervised learning",
+        "supervised learning",
+        "unsupervised learning",
     ]
+    assert topic_parts("model compression (pruning and quantization)") == [
+        "model compression (pruning and quantization)", "model compression", "pruning", "quantization",
+    ]  # fmt: skip
     assert topic_of("new watermarking methods") == "watermarking"
 
 
