@@ -1,0 +1,98 @@
+"""The subfield benchmark, before → after in one run: recall, precision and listing time per split.
+
+    python bench/subfields.py                          # dev and test, --llm none, baseline 954e1da
+    python bench/subfields.py --split test --baseline HEAD~3
+
+Each side runs in its own process with ``PYTHONPATH`` at its checkout (the baseline is checked
+out into a temporary git worktree), loading the harness ``rag/eval/subfields.py`` of *this*
+checkout by path: it uses only the public API, so both sides are measured by the same code.
+Both share one data dir (``bench/results/subfields-data``), so the conferences are embedded once.
+The harness raises the listing cap to 1000 on both sides, so the baseline is measured at its
+best (with its default cap of 30 it lists fewer). Writes bench/results/subfields.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESS = ROOT / "rag" / "eval" / "subfields.py"
+CORPORA = ROOT.parent / "shared" / "corpora"
+
+RUN = """
+import importlib.util, json, sys
+from pathlib import Path
+import rag
+spec = importlib.util.spec_from_file_location("subfields_harness", sys.argv[1])
+harness = importlib.util.module_from_spec(spec); spec.loader.exec_module(harness)
+settings = rag.load_settings().replace(llm=sys.argv[4])
+result = harness.run_subfields(settings, Path(sys.argv[2]), sys.argv[3], topics_file=Path(sys.argv[5]))
+result.pop("questions")
+print(json.dumps(result))
+"""
+
+
+def measure(checkout: Path, split: str, llm: str, data: Path) -> dict:
+    """The harness's figures for one split, with ``rag`` imported from ``checkout``."""
+    env = {**os.environ, "PYTHONPATH": str(checkout), "CITELINE_DATA_DIR": str(data), "CITELINE_LOG": "false"}
+    topics = ROOT / "eval" / f"subfields-{split}.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, str(HARNESS), str(CORPORA), split, llm, str(topics)],
+        env=env, capture_output=True, text=True, cwd=checkout,
+    )  # fmt: skip
+    if done.returncode:
+        raise SystemExit(f"{checkout}: the harness failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def row(name: str, result: dict) -> str:
+    o = result["overall"]
+    median = o.get("seconds_median")
+    return (
+        f"  {name:<9} recall {o['recall']:.3f}  precision {o['precision']:.3f}  "
+        f"listed {o['listed_mean']:.0f} per question  not a listing {o['not_listing_share']:.2f}  "
+        f"median ask {median:.2f}s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--baseline", default="954e1da", help="git ref measured as 'before'")
+    parser.add_argument("--split", default="dev,test")
+    parser.add_argument("--llm", default="none")
+    args = parser.parse_args()
+    results_dir = ROOT / "bench" / "results"
+    data = results_dir / "subfields-data"
+    data.mkdir(parents=True, exist_ok=True)
+    report: dict = {"baseline": args.baseline, "llm": args.llm, "splits": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        add = ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(base), args.baseline]
+        subprocess.run(add, check=True)
+        try:
+            for split in args.split.split(","):
+                before = measure(base, split, args.llm, data)
+                after = measure(ROOT, split, args.llm, data)
+                report["splits"][split] = {"before": before, "after": after}
+                print(f"{split} ({args.llm}):")
+                print(row("before", before))
+                print(row("after", after))
+                for b, a in zip(before["conferences"], after["conferences"], strict=True):
+                    print(f"    {a['file']:<18} recall {b['recall']:.3f} → {a['recall']:.3f}  "
+                          f"precision {b['precision']:.3f} → {a['precision']:.3f}")  # fmt: skip
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    (results_dir / "subfields.json").write_text(json.dumps(report, indent=2))
+    print(f"wrote {results_dir / 'subfields.json'}")
+
+
+if __name__ == "__main__":
+    main()
