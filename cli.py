@@ -169,15 +169,27 @@ def ask(
         bool, typer.Option("--continue", "-C", help="A follow-up to the last logged conversation.")
     ] = False,
     cite: Cite = None,
+    listed: Annotated[
+        int | None,
+        typer.Option("--max-listed", "-n", min=1, max=1000,
+                     help="A listing question: list at most N papers (CITELINE_LISTING_MAX_PAPERS, 30)."),
+    ] = None,
+    list_all: Annotated[
+        bool, typer.Option("--all", help="A listing question: list every paper on the topic.")
+    ] = False,
     no_log: NoLog = False,
     json_out: Json = False,
     config: Config = None,
 ) -> None:
-    """Answer a question with citations to the papers it rests on."""
+    """Answer a question with citations to the papers it rests on.
+
+    Example: citeline ask "Which papers study watermarking?" --all
+    """
     from rag.ui import render
 
     cite = _cite_format(cite)
-    overrides = dict(collection=collection, llm=llm, venue=venue, year=year, log=False if no_log else None)
+    overrides = dict(collection=collection, llm=llm, venue=venue, year=year, log=False if no_log else None,
+                     listing_max_papers=1000 if list_all else listed)  # fmt: skip
     library = _library(_settings(config, **overrides))
     conversation, history = library.last_conversation() if follow_up else (None, [])
     streaming = not json_out and sys.stdout.isatty()

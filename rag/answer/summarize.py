@@ -22,6 +22,7 @@ from typing import Any
 
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.grounding import unsupported_reason
+from rag.answer.intent import classify
 from rag.answer.llm import LLMHandle
 from rag.index.tokens import count_tokens
 from rag.records import Citation, Hit, Paper
@@ -82,6 +83,12 @@ class Summary:
     model: str
     invalid_keys: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    others: list[Paper] = field(default_factory=list)  # on the topic, beyond --max-papers: named only
+
+    @property
+    def found(self) -> int:
+        """How many papers the topic holds: those covered and those only named."""
+        return len(self.papers) + len(self.others)
 
     @property
     def papers(self) -> list[PaperNote]:
@@ -111,7 +118,13 @@ class Summary:
                 for n in self.papers
             ]
             lines.append("")
-        lines.append(f"_{len(self.papers)} papers · {self.model}_")
+        if self.others:
+            lines += [f"## {len(self.others)} more papers on this topic (not covered above)", ""]
+            lines += [f"- {md(p.display)} ({md(p.source)}:{p.line})" for p in self.others]
+            lines.append("")
+        covered = f"{len(self.papers)} of {self.found}" if self.others else f"{len(self.papers)}"
+        covered += " papers"
+        lines.append(f"_{covered} · {self.model}_")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -127,6 +140,10 @@ class Summary:
                 for t in self.themes
             ],
             "citations": [Citation(n.key, n.paper).to_dict() for n in self.papers],
+            "found": self.found,
+            "others": [
+                {"id": p.id, "label": p.display, "source": p.source, "line": p.line} for p in self.others
+            ],
             "invalid_citations": self.invalid_keys,
             "model": self.model,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
@@ -153,6 +170,13 @@ def fully_cited(text: str, keys: dict) -> bool:
 def select_papers(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:
     """Every paper on ``topic`` (up to ``max_papers``): the same selection as listing answers."""
     return papers_on(retriever, topic, max_papers)
+
+
+def topic_request(text: str) -> tuple[str, str | None, int | None]:
+    """(topic, venue, year) from what a user typed after ``summarize``: "the ICLR 2024 GNN papers"
+    → ("GNN", "ICLR", 2024), as a listing question would read it."""
+    intent = classify(f"Summarize {text}")
+    return (intent.topic or text, intent.venue, intent.year) if intent.is_listing else (text, None, None)
 
 
 def key_sentence(paper: Paper) -> str:
@@ -320,10 +344,13 @@ class Summarizer:
 
     def summarize(self, topic: str, max_papers: int = 30) -> Summary:
         """Select, condense, group and write; the lead falls back to the cited listing."""
-        topic = checked_query(topic, "topic")
+        topic, venue, year = topic_request(checked_query(topic, "topic"))
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        hits = select_papers(self.retriever, topic, max_papers)
+        selection = self.retriever.select_topic(topic, venue=venue, year=year)
+        if (venue or year) and not selection.candidates:
+            selection = self.retriever.select_topic(topic)  # no paper records a venue/year: all papers
+        hits, others = selection.hits[:max_papers], [h.paper for h in selection.hits[max_papers:]]
         timings["select"] = time.perf_counter() - started
         self.progress("selected", len(hits), len(hits))
         keyed = assign_keys(hits)
@@ -340,4 +367,4 @@ class Summarizer:
             # A lead with an uncited statement cannot be traced; the listing lead always can.
             checked = check_citations(self.listing_lead(topic, notes, themes), keyed)
         timings["total"] = time.perf_counter() - started
-        return Summary(topic, checked.text, themes, self.llm.name, invalid, timings)
+        return Summary(topic, checked.text, themes, self.llm.name, invalid, timings, others)

@@ -146,8 +146,9 @@ class LexicalIndex:
                 if retriever is not None:
                     retriever.save(str(tmp), show_progress=False)
                 (tmp / "ids.json").write_text(json.dumps(ids))
+                papers.save(tmp)
                 files = {p.name: [p.stat().st_size, _digest(p)] for p in sorted(tmp.iterdir())}
-                manifest = {"count": len(ids), "generation": generation, "files": files}
+                manifest = {"count": len(ids), "generation": generation, "layout": LAYOUT, "files": files}
                 (tmp / "citeline.json").write_text(json.dumps(manifest))
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)  # a full disk leaves no half-written copy behind

@@ -80,7 +80,9 @@ def _robust_z(values: np.ndarray) -> np.ndarray:
 
     median = float(np.median(values))
     spread = float(np.median(np.abs(values - median))) * 1.4826
-    return (values - median) / max(spread, 1e-6)
+    if spread < 1e-6:  # most papers score alike (a small list): the standard deviation, then none
+        spread = float(np.std(values)) or 1.0
+    return (values - median) / spread
 
 
 def _phrase_in(phrase: list[str], sequence: list[str]) -> bool:

@@ -39,3 +39,13 @@ def test_venue_and_year_filters_restrict_every_mode(retriever, mode):
 def test_filters_from_settings_apply_by_default(retriever):
     scoped = Retriever(retriever.settings.replace(year=2023), embedder=retriever.embedder)
     assert {h.paper.id for h in scoped.search("graph neural networks", k=5, floor=False)} == {"b", "c"}
+
+
+def test_topic_selection_filters_by_venue_in_any_case_and_by_year(retriever):
+    assert {h.paper.id for h in retriever.select_topic("graph neural networks").hits} == {"a", "b", "c"}
+    assert {h.paper.id for h in retriever.select_topic("graph neural networks", venue="icml").hits} == {
+        "a",
+        "c",
+    }
+    only = retriever.select_topic("graph neural networks", venue="ICML", year=2023)
+    assert [h.paper.id for h in only.hits] == ["c"] and only.candidates == 1

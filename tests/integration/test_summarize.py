@@ -12,6 +12,7 @@ from rag.answer.summarize import Summarizer, select_papers
 from rag.index.corpus import parse_source
 from rag.index.tokens import count_tokens
 from rag.records import Hit
+from rag.retrieval.topics import TopicSelection
 
 from ..conftest import ICML2024
 from ..fakes import ScriptedChatModel
@@ -79,12 +80,13 @@ def test_every_prompt_fits_the_context_budget_on_a_large_topic(seed_settings, se
     model = ScriptedChatModel(replies=replies, prompts=[])
     chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
     monkeypatch.setattr(
-        "rag.answer.summarize.select_papers", lambda chain, topic, max_papers: hits[:max_papers]
+        chain.retriever, "select_topic", lambda topic, venue=None, year=None: TopicSelection(hits)
     )
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize(
         "language models", max_papers=120
     )
-    assert len(summary.papers) == 120
+    assert len(summary.papers) == 120 and summary.found == len(hits)  # the rest are named, not covered
+    assert f"## {len(hits) - 120} more papers on this topic" in summary.to_markdown()
     budget = settings.context_tokens - settings.llm_max_tokens
     sizes = [count_tokens(m.content) for prompt in model.prompts for m in prompt]
     assert len(sizes) > 120 and max(sizes) <= budget

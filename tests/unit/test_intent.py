@@ -34,3 +34,36 @@ def test_listing_questions_are_recognised_with_their_topic(question, topic):
 )
 def test_other_questions_are_factoids(question):
     assert not classify(question).is_listing
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "venue", "year"),
+    [
+        ("spiking network papers at NeurIPS 2019", "spiking network", "NeurIPS", 2019),
+        ("the ICML 2022 work on causal discovery", "causal discovery", "ICML", 2022),
+        ("Which ICLR 2019 papers use normalizing flows?", "normalizing flows", "ICLR", 2019),
+        ("What did COLM 2025 publish on tokenizers?", "tokenizers", "COLM", 2025),
+        ("recent work on neural radiance fields", "neural radiance fields", None, None),
+        ("What has been published on symbolic regression?", "symbolic regression", None, None),
+        ("list the graph transformer papers", "graph transformer", None, None),
+        ("Summarize the kernel methods papers.", "kernel methods", None, None),
+        ("point cloud segmentation at CVPR 2021", "point cloud segmentation", "CVPR", 2021),
+        ("NIPS'17 papers on capsules", "capsules", "NeurIPS", 2017),
+    ],
+)
+def test_listing_questions_as_researchers_phrase_them_give_the_topic_and_venue_year_filters(
+    question, topic, venue, year
+):
+    intent = classify(question)
+    assert (intent.kind, intent.topic, intent.venue, intent.year) == ("listing", topic, venue, year)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What accuracy does the model reach on ICLR benchmarks in 2021?",
+        "How was the ICML 2024 test of time award chosen?",
+    ],
+)
+def test_a_factoid_that_names_a_venue_stays_a_factoid(question):
+    assert not classify(question).is_listing

@@ -1,0 +1,55 @@
+"""Listings over the real bundled index: how many papers a topic holds, a display cap that says so,
+venue/year phrases as filters, and the paper table kept with the BM25 index."""
+
+from __future__ import annotations
+
+import json
+
+from rag.index.lexical import LAYOUT, lexical_index
+
+from .test_cli import run
+
+
+def test_a_capped_listing_says_how_many_it_found_and_how_to_see_all(seed_settings):
+    capped = json.loads(
+        run(["ask", "Which papers study watermarking?", "-n", "2", "--json"], seed_settings).stdout
+    )
+    assert capped["mode"] == "listing" and capped["found"] == 4 and len(capped["citations"]) == 2
+    assert capped["answer"].splitlines()[0] == (
+        "4 papers on watermarking (showing the 2 closest; --all or -n N shows more):"
+    )
+    everything = json.loads(
+        run(["ask", "Which papers study watermarking?", "--all", "--json"], seed_settings).stdout
+    )
+    assert len(everything["citations"]) == 4 and "showing" not in everything["answer"]
+
+
+def test_a_venue_no_indexed_paper_records_is_not_applied_and_the_answer_says_so(seed_settings):
+    answer = json.loads(run(["ask", "the NeurIPS 2019 work on watermarking", "--json"], seed_settings).stdout)
+    assert answer["mode"] == "listing" and answer["found"] == 4
+    assert "(no indexed paper records NeurIPS 2019, so all are searched)" in answer["answer"].splitlines()[0]
+
+
+def test_filler_words_leave_the_topic_of_a_summary_and_a_listing(seed_settings):
+    listing = run(["ask", "Give me an overview of the recent watermarking papers."], seed_settings).stdout
+    assert listing.startswith("4 papers on watermarking:")
+    summary = json.loads(
+        run(["summarize", "the recent watermarking papers", "--format", "json"], seed_settings).stdout
+    )
+    assert summary["topic"] == "watermarking" and summary["found"] == 4
+
+
+def test_the_paper_table_is_saved_with_the_bm25_index_and_an_older_layout_is_rebuilt(seed_settings, tmp_path):
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(seed_settings.data_dir, data)
+    settings = seed_settings.replace(data_dir=data)
+    index = lexical_index(settings)
+    manifest = json.loads((index.directory / "citeline.json").read_text())
+    assert manifest["layout"] == LAYOUT and {"papers.npy", "papers.json"} <= set(manifest["files"])
+    del manifest["layout"]  # as an index written before the paper table existed
+    (index.directory / "citeline.json").write_text(json.dumps(manifest))
+    result = run(["ask", "Which papers study watermarking?", "--json"], settings)
+    assert json.loads(result.stdout)["found"] == 4
+    assert json.loads((index.directory / "citeline.json").read_text())["layout"] == LAYOUT

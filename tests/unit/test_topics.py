@@ -1,0 +1,82 @@
+"""Topic selection learns a subfield's vocabulary from the collection and stops where the topic's own
+scores say (fake bag-of-words embedder; the real index is tested in tests/integration)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from rag.retrieval.topics import rank_topic, selected, topic_parts
+from rag.text import lexical_sequence
+
+from ..fakes import FakeEmbedder, paper
+
+NAMED = [
+    paper("n0", "Graph neural networks pass messages over node features to predict molecule properties."),
+    paper("n1", "We bound the expressive power of graph neural networks by the Weisfeiler-Lehman test."),
+    paper("n2", "Graph neural networks for node classification aggregate node features from neighbours."),
+    paper("n3", "A scalable sampler trains graph neural networks on large graphs with message passing."),
+    paper("n4", "Graph neural networks oversmooth node features; we add edge features to message passing."),
+    paper("n5", "Explaining graph neural networks by the edges that matter for node classification."),
+    # Names the topic in passing: the weakest core paper, which sets where the topic stops.
+    paper("n6", "Unlike graph neural networks, our sampling method for speech retrieval needs no structure."),
+]
+VOCABULARY = [  # the subfield's words, never its name ("graph neural network")
+    paper(
+        "v1",
+        "Message passing over molecular graphs with node and edge features predicts molecule properties.",
+    ),
+    paper(
+        "v2",
+        "Node classification on citation graphs aggregates node features from neighbours by message passing.",
+    ),
+]
+OTHER = [
+    paper(f"o{i}", f"A {w} method for {x} reaches higher accuracy on standard {y} benchmarks.")
+    for i, (w, x, y) in enumerate(
+        itertools.product(("sampling", "pruning", "tokenizer", "bandit"), ("speech", "vision", "audio"),
+                          ("retrieval", "translation"))
+    )
+]  # fmt: skip
+
+
+def _rank(topic: str, papers):
+    embedder = FakeEmbedder()
+    vectors = np.asarray([embedder.embed_query(f"{p.title} {p.abstract}") for p in papers], np.float32)
+    terms = [lexical_sequence(f"{p.title} {p.abstract}") for p in papers]
+    ranking = rank_topic(embedder, topic, vectors, terms)
+    return [papers[i].id for i in ranking.order], ranking
+
+
+def test_papers_using_the_subfields_vocabulary_without_its_name_are_selected_and_others_are_not():
+    chosen, ranking = _rank("graph neural networks", NAMED + VOCABULARY + OTHER)
+    assert ranking.core == len(NAMED)
+    assert set(chosen) == {p.id for p in NAMED + VOCABULARY}
+    assert chosen.index("v1") < chosen.index("n6") and chosen.index("v2") < chosen.index("n6")
+
+
+def test_a_topic_no_paper_names_selects_nothing():
+    chosen, ranking = _rank("quantum error correction", NAMED + VOCABULARY + OTHER)
+    assert chosen == [] and ranking.core == 0
+
+
+def test_too_small_a_core_is_the_whole_selection():
+    chosen, ranking = _rank("graph neural networks", NAMED[:2] + VOCABULARY + OTHER)
+    assert set(chosen) == {"n0", "n1"} and ranking.core == 2
+
+
+def test_the_stop_ignores_a_core_paper_far_below_the_rest_of_the_core():
+    score = np.array([10.0, 9.5, 9.0, 9.2, 9.4, -20.0, 5.0, 1.0])
+    core = np.array([True, True, True, True, True, True, False, False])
+    order = selected(score, core)
+    assert list(order[:5]) == [0, 1, 4, 3, 2] and 5 in order  # the outlier stays (it names the topic)
+    assert 6 not in order and 7 not in order  # a fence, not the outlier, sets the stop
+
+
+def test_topic_parts_split_alternatives_and_borrow_the_head_noun():
+    assert topic_parts("offline or online reinforcement learning") == [
+        "offline or online reinforcement learning",
+        "offline reinforcement learning",
+        "online reinforcement learning",
+    ]
