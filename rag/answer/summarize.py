@@ -235,17 +235,64 @@ def group_by_theme(
 
 
 def _term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) -> str:
-    """Name a theme by the terms most over-represented in it (the no-LLM theme name)."""
-    skip = set(_words(topic))
-    inside = Counter(w for n in notes for w in set(_words(n.paper.abstract)) if w not in skip)
-    everywhere = Counter(w for n in all_notes for w in set(_words(n.paper.abstract)))
-    shared = [w for w in inside if inside[w] >= min(2, len(notes))]
+    """Name a theme by the phrases most over-represented in it (the no-LLM theme name).
 
-    def lift(word: str) -> float:
-        """How over-represented ``word`` is in this theme, damped by its count."""
-        return (inside[word] / len(notes)) / (everywhere[word] / len(all_notes)) * math.log1p(inside[word])
+    Two-word phrases from titles and first sentences read as names ("message passing", "node
+    classification"); the best one, joined by the best phrase that shares no word with it:
+    "Message passing and molecules", never a bag of words such as "Gnns · architectures · input".
+    """
+    skip = set(_words(topic)) | {w.rstrip("s") for w in _words(topic)}
+    surface: dict[str, str] = {}
+    inside = Counter(p for n in notes for p in _phrases(_naming_text(n.paper), skip, surface))
+    everywhere = Counter(p for n in all_notes for p in _phrases(_naming_text(n.paper), skip, surface))
 
-    return " · ".join(sorted(shared, key=lambda w: (-lift(w), w))[:3]) or "Other"
+    def ratio(phrase: str) -> float:
+        return (inside[phrase] / len(notes)) / (everywhere[phrase] / len(all_notes))
+
+    def lift(phrase: str) -> float:
+        """How over-represented ``phrase`` is in this theme, damped by its count; pairs read better."""
+        return ratio(phrase) * math.log1p(inside[phrase]) * (1.5 if " " in phrase else 1.0)
+
+    # Words every listed paper shares ("graph neural networks" in a GNN listing) name no theme.
+    distinct = 1.0 if len(notes) == len(all_notes) else 1.3
+    shared = [p for p in inside if inside[p] >= min(2, len(notes)) and ratio(p) >= distinct]
+    pairs = sorted((p for p in shared if " " in p), key=lambda p: (-lift(p), p))
+    ranked = pairs or sorted(shared, key=lambda p: (-lift(p), p))
+    if not ranked:
+        return "Other"
+    first = ranked[0]
+    second = next((p for p in ranked[1:] if not set(p.split()) & set(first.split())), None)
+    name = " ".join(surface.get(w, w) for w in first.split())
+    if second:
+        name += " and " + " ".join(surface.get(w, w) for w in second.split())
+    return name[:1].upper() + name[1:]
+
+
+def _naming_text(paper: Paper) -> str:
+    """Titles are noun phrases, the words people name a theme with; an untitled seed entry has its
+    first sentence instead."""
+    return paper.title or " ".join(split_sentences(paper.abstract)[:1])
+
+
+def _phrases(text: str, skip: set[str], surface: dict[str, str]) -> set[str]:
+    """The content words of ``text`` and its adjacent pairs of content words, lower-cased (acronyms
+    keep their capitals in ``surface``)."""
+    words = _WORD.findall(plain_text(text))
+    found: set[str] = set()
+    previous = None
+    for word in words:
+        low = word.lower()
+        short = len(low) <= 3 and not word.isupper()
+        if short or low in _STOP or low in skip or low.rstrip("s") in skip:
+            previous = None
+            continue
+        if word.isupper() and len(word) <= 6:
+            surface[low] = word
+        found.add(low)
+        if previous:
+            found.add(f"{previous} {low}")
+        previous = low
+    return found
 
 
 def _words(text: str) -> list[str]:
