@@ -79,7 +79,8 @@ def main() -> None:
     results_dir = ROOT / "bench" / "results"
     data = results_dir / "subfields-data"
     data.mkdir(parents=True, exist_ok=True)
-    report: dict = {"baseline": args.baseline, "baseline_cap": args.baseline_cap, "llm": args.llm, "splits": {}}
+    report: dict = {"baseline": args.baseline, "baseline_cap": args.baseline_cap, "llm": args.llm}
+    report["splits"] = {}
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "baseline"
         add = ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(base), args.baseline]
