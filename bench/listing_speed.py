@@ -87,9 +87,8 @@ def main() -> None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
     for side in ("before", "after"):
         r = report[side]
-        print(
-            f"{side:<7} median {r['median_s']:.2f} s  max {r['max_s']:.2f} s  found {list(r['found'].values())}"
-        )
+        found = list(r["found"].values())
+        print(f"{side:<7} median {r['median_s']:.2f} s  max {r['max_s']:.2f} s  found {found}")
     out = ROOT / "bench" / "results" / "listing-speed.json"
     out.write_text(json.dumps(report, indent=2))
     print(f"wrote {out}")
