@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
+from collections.abc import Iterable
 
 from rag.errors import CitelineError
 
@@ -232,3 +234,31 @@ def supports(claim: str, evidence: str, threshold: float = 0.6) -> bool:
     if not words or not numbers_in(claim) <= numbers_in(evidence):
         return False
     return len(words & set(stem_terms(evidence, STOP_WORDS, min_length=3))) / len(words) >= threshold
+
+
+_ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9]{0,8}?[A-Z0-9])(s?)\s*\)")
+_WORDS_BEFORE = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+
+
+def acronyms_in(texts: Iterable[str]) -> dict[str, tuple[str, int]]:
+    """Acronyms the texts define, lower-cased, with their most common expansion and its count:
+    "graph neural networks (GNNs)" → {"gnn": ("graph neural networks", 1)}. An expansion is the
+    shortest run of words before the parenthesis whose initials (hyphenated parts too:
+    "multi-agent" gives m, a) spell the acronym's capitals."""
+    counts: dict[str, Counter] = {}
+    for text in texts:
+        for match in _ACRONYM.finditer(text):
+            letters = [c.lower() for c in match.group(1) if c.isupper() or c.isdigit()]
+            if not 2 <= len(letters) <= 6:
+                continue
+            before = text[max(0, match.start() - 120) : match.start()]
+            words = _WORDS_BEFORE.findall(before)[-(len(letters) + 3) :]
+            for start in range(len(words) - 1, -1, -1):
+                initials = [p[0].lower() for w in words[start:] for p in w.split("-") if p]
+                if initials == letters:
+                    expansion = " ".join(words[start:]).lower()
+                    counts.setdefault(match.group(1).lower(), Counter())[expansion] += 1
+                    break
+                if len(initials) > len(letters):
+                    break
+    return {acronym: found.most_common(1)[0] for acronym, found in counts.items()}

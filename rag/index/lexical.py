@@ -26,10 +26,10 @@ from pathlib import Path
 from rag.errors import disk_full, warn
 from rag.index.store import Store
 from rag.settings import Settings
-from rag.text import lexical_sequence, stemmer
+from rag.text import acronyms_in, lexical_sequence, stemmer
 
 _STOPWORDS = "en"
-LAYOUT = 2  # 2: the paper table beside BM25; indexes of an older layout are rebuilt once
+LAYOUT = 3  # 2: the paper table beside BM25; 3: with the acronyms it defines. Older: rebuilt once
 
 
 class DamagedIndex(Exception):
@@ -267,6 +267,7 @@ class PaperRows:
                 lexical_sequence(f"{m.get('title') or ''} {m.get('label') or ''} {m.get('abstract') or ''}")
                 for m in metas
             ],
+            acronyms=acronyms_in(f"{m.get('title') or ''}. {m.get('abstract') or ''}" for m in metas),
         )
 
 
@@ -274,9 +275,11 @@ class PaperTable:
     """One row per paper of a collection: id, unit mean vector, venue, year, stemmed terms in order."""
 
     def __init__(
-        self, ids: list[str], vectors, venues: list[str], years: list, terms: list[list[str]]
-    ) -> None:
+        self, ids: list[str], vectors, venues: list[str], years: list, terms: list[list[str]],
+        acronyms: dict[str, tuple[str, int]] | None = None,
+    ) -> None:  # fmt: skip
         self.ids, self.vectors, self.venues, self.years, self.terms = ids, vectors, venues, years, terms
+        self.acronyms = acronyms or {}  # "gnn" → ("graph neural networks", papers defining it so)
 
     @classmethod
     def empty(cls) -> PaperTable:
@@ -294,7 +297,7 @@ class PaperTable:
 
         np.save(directory / "papers.npy", self.vectors, allow_pickle=False)
         rows = {"ids": self.ids, "venues": self.venues, "years": self.years,
-                "terms": [" ".join(t) for t in self.terms]}  # fmt: skip
+                "terms": [" ".join(t) for t in self.terms], "acronyms": self.acronyms}  # fmt: skip
         (directory / "papers.json").write_text(json.dumps(rows))
 
     @classmethod
@@ -305,7 +308,8 @@ class PaperTable:
         rows = json.loads((directory / "papers.json").read_text())
         vectors = np.load(directory / "papers.npy", allow_pickle=False)
         terms = [t.split() for t in rows["terms"]]
-        return cls(rows["ids"], vectors, rows["venues"], rows["years"], terms)
+        acronyms = {k: (str(v[0]), int(v[1])) for k, v in rows.get("acronyms", {}).items()}
+        return cls(rows["ids"], vectors, rows["venues"], rows["years"], terms, acronyms)
 
 
 def lexical_index(settings: Settings) -> LexicalIndex:

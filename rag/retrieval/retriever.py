@@ -147,8 +147,12 @@ class Retriever:
         year = year or self.settings.year
         rows: list[tuple[_Collection, str]] = []
         vectors, terms = [], []
+        acronyms: dict[str, tuple[str, int]] = {}
         seen: set[str] = set()
         for part, table in zip(self._parts, self._map(self._paper_table, self._parts), strict=True):
+            for key, (expansion, count) in table.acronyms.items():
+                if count > acronyms.get(key, ("", 0))[1]:
+                    acronyms[key] = (expansion, count)
             keep = [
                 i for i, pid in enumerate(table.ids)
                 if pid not in seen
@@ -161,7 +165,7 @@ class Retriever:
                 vectors.append(table.vectors[keep])
                 terms += [table.terms[i] for i in keep]
         matrix = np.concatenate(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
-        ranking = rank_topic(self.embedder, topic, matrix, terms)
+        ranking = rank_topic(self.embedder, topic, matrix, terms, acronyms)
         chosen = [rows[i] for i in ranking.order]
         metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in chosen])
         hits, vectors = [], {}

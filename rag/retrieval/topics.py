@@ -41,7 +41,9 @@ CORE_Z = 2.0  # a core paper's dense match: this many robust standard deviations
 STRONG_SIMILARITY = 0.5  # ... or this cosine on its own (a topic named in no paper's words)
 NEIGHBOURS = 5  # core papers a paper is compared with
 RARE_SHARE = 0.01  # a topic term in at most 1% of the papers is a name
-MIN_CORE = 5  # a smaller core is the whole selection: too few papers to learn a subfield from
+MIN_CORE = 3  # a smaller core is the whole selection: too few papers to learn a subfield from
+MIN_CORE_SMALL = 5  # ... in a list of under SMALL papers, whose score spread is itself noisy
+SMALL = 300
 FENCE = 3.0  # Tukey's fence: a core score this many interquartile ranges below the core's first quartile
 WEIGHTS = {"topic": 1.0, "neighbours": 1.5, "coverage": 1.0, "phrase": 1.0}
 
@@ -160,7 +162,7 @@ def selected(score: np.ndarray, core: np.ndarray) -> np.ndarray:
 
     if not core.any():
         return np.zeros(0, dtype=int)
-    if core.sum() < MIN_CORE:  # too few to learn a vocabulary or a spread from: the core alone
+    if core.sum() < (MIN_CORE_SMALL if len(score) < SMALL else MIN_CORE):  # too few to learn from
         members = np.flatnonzero(core)
         return members[np.argsort(-score[members], kind="stable")]
     inside = score[core]
@@ -182,14 +184,39 @@ class Ranking:
     core: int
 
 
-def rank_topic(embedder: Embedder, topic: str, vectors: np.ndarray, terms: list[list[str]]) -> Ranking:
-    """Select the papers (rows of ``vectors``/``terms``) on ``topic``; see the module docstring."""
+def expand_acronyms(parts: list[str], acronyms: dict[str, tuple[str, int]]) -> list[str]:
+    """Each part with the acronyms the collection defines spelled out, as another part: "deep RL"
+    → also "deep reinforcement learning", "GNNs" → also "graph neural networks"."""
+    expanded = []
+    for part in parts:
+        words = part.split()
+        spelled = [
+            acronyms[key][0] if (key := w.lower().rstrip("s")) in acronyms and w[:1].isupper() else w
+            for w in words
+        ]
+        if spelled != words:
+            expanded.append(" ".join(spelled))
+    return list(dict.fromkeys([*parts, *expanded]))
+
+
+def rank_topic(
+    embedder: Embedder,
+    topic: str,
+    vectors: np.ndarray,
+    terms: list[list[str]],
+    acronyms: dict[str, tuple[str, int]] | None = None,
+) -> Ranking:
+    """Select the papers (rows of ``vectors``/``terms``) on ``topic``; see the module docstring.
+
+    ``acronyms`` are those the collection defines (``RL`` → reinforcement learning): a topic
+    written with them also matches the papers that spell them out.
+    """
     import numpy as np
 
     if not len(terms):
         empty = np.zeros(0)
         return Ranking(np.zeros(0, dtype=int), empty, empty, 0)
-    parts = topic_parts(topic)
+    parts = expand_acronyms(topic_parts(topic), acronyms or {})
     part_vectors = np.asarray([embedder.embed_query(p) for p in parts], dtype=np.float32)
     part_vectors /= np.maximum(np.linalg.norm(part_vectors, axis=1, keepdims=True), 1e-9)
     score, core, details = score_papers(part_vectors, [lexical_sequence(p) for p in parts], vectors, terms)

@@ -80,3 +80,24 @@ def test_topic_parts_split_alternatives_and_borrow_the_head_noun():
         "offline reinforcement learning",
         "online reinforcement learning",
     ]
+
+
+def test_acronyms_the_collection_defines_are_learned_and_spelled_out_in_a_topic():
+    from rag.retrieval.topics import expand_acronyms
+    from rag.text import acronyms_in
+
+    found = acronyms_in(
+        [
+            "We train graph neural networks (GNNs) on molecules.",
+            "Multi-agent reinforcement learning (MARL) needs coordination; reinforcement learning (RL) too.",
+            "Graph neural networks (GNN) again, and a stray (XYZ) with no expansion.",
+        ]
+    )
+    assert (
+        found["gnn"] == ("graph neural networks", 2)
+        and found["marl"][0] == "multi-agent reinforcement learning"
+    )
+    assert "xyz" not in found
+    assert expand_acronyms(["deep RL", "GNNs"], found) == [
+        "deep RL", "GNNs", "deep reinforcement learning", "graph neural networks",
+    ]  # fmt: skip
