@@ -117,6 +117,13 @@ def _value(name: str, text: str) -> str:
     return "".join(parts)
 
 
+# Formatting and accent commands abstracts use; any other command from corpus text is printed as text.
+_SAFE_COMMANDS = frozenset(
+    "textbf textit emph texttt textsc textrm textsf textsuperscript textsubscript mathrm mathbf mathcal "
+    "mathtt mathit mathsf ensuremath c v u H k r i j o O l L ss ae AE oe OE aa AA dag ddag S P".split()
+)
+
+
 def _escape_text(text: str) -> str:
     """Text outside math: ``_ & % # $ ^ ~`` escaped, a backslash that starts no command made literal."""
 
@@ -127,6 +134,9 @@ def _escape_text(text: str) -> str:
         named = match.group(1)
         if named is None:  # at the end, or before a space or digit: a literal backslash
             return r"\textbackslash{}"
+        if named.isalpha() and named not in _SAFE_COMMANDS:
+            # Corpus text is data: \input{/etc/...} or \end{document} in a title must not run.
+            return r"\textbackslash{}" + named
         return {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}.get(named, token)
 
     return _TEXT_SPECIAL.sub(escape, text)

@@ -90,6 +90,7 @@ _QUESTION_START = re.compile(
     r"^\s*(?:who|what|which|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will)\b",
     re.I,
 )
+_FILLER_ONLY = {"papers", "paper", "work", "works", "research", "literature", "publications", "studies"}
 _ASK = re.compile(r"^\s*(?:list|show|find|name|get|give)\s+(?:me\s+)?", re.IGNORECASE)
 # Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
 _LEADING = re.compile(r"^(?:(?:the|all|any|recent|new|latest|current|existing)\s+)+", re.IGNORECASE)
@@ -147,7 +148,10 @@ def classify(question: str) -> Intent:
     rest, venue, year = _where_and_when(question)
     if _LISTING.match(rest):
         framed = _VERB.sub("", _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:"))
-        return Intent("listing", clean_topic(framed or rest), venue, year)
+        topic = _TRAILING.sub("", _LEADING.sub("", framed.strip(" ,;:?.!")))
+        if not topic.strip() or topic.strip().lower() in _FILLER_ONLY:
+            return Intent("factoid")  # "Summarize the recent papers": no subject to list
+        return Intent("listing", clean_topic(framed), venue, year)
     bare = _ASK.sub("", _TAIL.sub("", rest))
     for pattern in (_PUBLISHED, _WORK_ON, _NOUN_PAPERS):
         if (match := pattern.match(bare)) and not (pattern is _NOUN_PAPERS and _QUESTION_START.match(bare)):

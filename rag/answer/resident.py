@@ -102,7 +102,8 @@ def parse_state(raw: bytes) -> ServerState:
         "port": 0 < data["port"] < 65536,
         "token": 16 <= len(data["token"]) <= 256 and data["token"].isprintable(),
         "context_tokens": 0 < data["context_tokens"] < 10**7,
-        "started": math.isfinite(data["started"]),
+        "started": _valid_time(data["started"]),
+        "model": 0 < len(data["model"]) <= 200 and _encodable(data["model"]),
         "pid_start": data["pid_start"] > 0,
     }
     for name, ok in checks.items():
@@ -111,9 +112,27 @@ def parse_state(raw: bytes) -> ServerState:
     return ServerState(**{name: data[name] for name in kinds})
 
 
+def _valid_time(value: float) -> bool:
+    try:
+        time.localtime(value)
+    except (OverflowError, OSError, ValueError):
+        return False
+    return math.isfinite(value)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a \ud800 escape
+        return False
+    return text.isprintable()
+
+
 def read_state_file(settings: Settings) -> StateRead:
     """The state file, trusted only when it is a regular file of ours that nobody else can write."""
     path = _state_file(settings)
+    if _directory(settings).is_symlink():
+        return StateRead(None, f"is in {_directory(settings)}, a symbolic link")
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -172,6 +191,8 @@ def _move_aside(path: Path) -> None:
 def _discard_state(settings: Settings) -> None:
     """Remove the state file (a link is removed, never its target; a directory is moved aside)."""
     path = _state_file(settings)
+    if not _directory(settings).is_dir() or _directory(settings).is_symlink():
+        return  # no state directory of ours: nothing to remove (the next start replaces it)
     try:
         if path.is_dir() and not path.is_symlink():
             _move_aside(path)
@@ -316,6 +337,9 @@ def connect(settings: Settings) -> ServerState:
     from filelock import FileLock
 
     directory = _directory(settings)
+    if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
+        warn(f"{directory} is not a directory of ours; moved it aside")
+        _move_aside(directory)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     _clean_partial_weights(settings)
     state = read_state(settings)

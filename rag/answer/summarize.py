@@ -24,6 +24,7 @@ from rag.answer.citations import assign_keys, check_citations
 from rag.answer.grounding import unsupported_reason
 from rag.answer.intent import classify
 from rag.answer.llm import LLMHandle
+from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
 from rag.records import Citation, Hit, Paper
 from rag.resources import prompt_text
@@ -176,7 +177,9 @@ def topic_request(text: str) -> tuple[str, str | None, int | None]:
     """(topic, venue, year) from what a user typed after ``summarize``: "the ICLR 2024 GNN papers"
     → ("GNN", "ICLR", 2024), as a listing question would read it."""
     intent = classify(f"Summarize {text}")
-    return (intent.topic or text, intent.venue, intent.year) if intent.is_listing else (text, None, None)
+    if not intent.is_listing:
+        raise CitelineError(f"the topic {text!r} names no subject; name one, e.g. 'graph neural networks'")
+    return intent.topic, intent.venue, intent.year
 
 
 def key_sentence(paper: Paper) -> str:
@@ -366,6 +369,8 @@ class Summarizer:
     def listing_lead(topic: str, notes: list[PaperNote], themes: list[Theme]) -> str:
         """The lead without an LLM, and the fallback when the model's lead cites nothing."""
         parts = [f"{t.name} ({', '.join(f'[{n.key}]' for n in t.notes)})" for t in themes]
+        if len(notes) == 1:
+            return f"One paper is on {topic}: " + "; ".join(parts) + "."
         return f"{len(notes)} papers on {topic} fall into {len(themes)} theme(s): " + "; ".join(parts) + "."
 
     def lead(self, topic: str, notes: list[PaperNote], themes: list[Theme]) -> str:

@@ -53,3 +53,11 @@ def test_the_paper_table_is_saved_with_the_bm25_index_and_an_older_layout_is_reb
     result = run(["ask", "Which papers study watermarking?", "--json"], settings)
     assert json.loads(result.stdout)["found"] == 4
     assert json.loads((index.directory / "citeline.json").read_text())["layout"] == LAYOUT
+
+
+def test_a_summary_topic_of_filler_or_a_venue_alone_is_one_clear_error(seed_settings):
+    for topic in ("the recent papers", "ICLR 2024"):
+        result = run(["summarize", topic, "--llm", "none", "--no-log"], seed_settings)
+        assert result.returncode == 1 and result.stderr.strip().splitlines() == [
+            f"error: the topic {topic!r} names no subject; name one, e.g. 'graph neural networks'"
+        ]

@@ -88,3 +88,19 @@ def test_underscores_and_other_latex_specials_in_any_field_typeset_without_error
     assert "000\\_888317b1d60d9493.txt:5" in text and "snake\\_case" in text
     compiled = compile_bibliography(text, tmp_path)
     assert compiled.pdf and compiled.latex_errors == [] and compiled.bibtex_errors == []
+
+
+def test_latex_commands_in_corpus_text_are_typeset_as_text_never_run(tmp_path):
+    titles = [r"Using \input{/etc/hostname} and \undefinedmacro here", r"Break out }} \end{document} {{",
+              r"A safe \textbf{bold} last entry"]  # fmt: skip
+    hostile = [
+        Paper(f"h{n}", "An abstract.", f"l{n}", "f.jsonl", n, title=title, authors=(f"Eve Macro{n}",),
+              venue="ICML", year=2024)
+        for n, title in enumerate(titles, start=1)
+    ]  # fmt: skip
+    bib = bibliography(hostile)
+    assert r"\input" not in bib and r"\undefinedmacro" not in bib and r"\end" not in bib
+    assert r"\textbf{bold}" in bib  # formatting commands stay
+    compiled = compile_bibliography(bib, tmp_path)
+    assert compiled.pdf and compiled.latex_errors == [] and compiled.bibtex_errors == []
+    assert "(/etc/hostname)" not in (tmp_path / "doc.log").read_text(errors="replace")  # no file was read

@@ -113,3 +113,31 @@ def test_weight_files_left_by_a_killed_assembly_are_removed_on_the_next_start(se
         path.write_bytes(b"x" * 10)
     resident._clean_partial_weights(settings)
     assert not dead.exists() and live.exists()
+
+
+@pytest.mark.parametrize(
+    "change", [{"started": 1e17}, {"started": 1e308}, {"started": -1e18}, {"model": "\ud800"}]
+)
+def test_a_start_time_no_clock_can_show_or_an_unencodable_model_name_is_damaged_not_a_crash(settings, change):
+    _write(settings, json.dumps({**GOOD, **change}))
+    status = resident.llm_status(settings)
+    assert "damaged" in status["problem"]
+    json.dumps(status).encode()  # what `llm status --json` prints
+
+
+def test_an_llm_path_that_is_a_file_or_a_link_is_not_trusted_and_stop_still_works(
+    settings, tmp_path, no_signals
+):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "server.json").write_text(json.dumps(GOOD))
+    (elsewhere / "server.json").chmod(0o600)
+    (settings.data_dir / "llm").rmdir()
+    (settings.data_dir / "llm").symlink_to(elsewhere)
+    assert "symbolic link" in resident.llm_status(settings)["problem"]
+    assert (
+        resident.llm_stop(settings) is False and (elsewhere / "server.json").exists()
+    )  # nothing removed there
+    (settings.data_dir / "llm").unlink()
+    (settings.data_dir / "llm").write_text("not a directory")
+    assert resident.llm_stop(settings) is False
