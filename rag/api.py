@@ -128,7 +128,8 @@ class Library:
 
         paper = self._retriever.paper(paper_id) if self._retriever else find_paper(self._stores(), paper_id)
         if paper is None:
-            raise CitelineError(f"no paper with id {paper_id!r} in collection {self.settings.collection!r}")
+            shown = paper_id if len(paper_id) <= 80 else paper_id[:80] + "…"  # echo an id, not a megabyte
+            raise CitelineError(f"no paper with id {shown!r} in collection {self.settings.collection!r}")
         return paper
 
     def papers(self, source: str | None = None) -> list[Paper]:

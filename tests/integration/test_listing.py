@@ -61,3 +61,8 @@ def test_a_summary_topic_of_filler_or_a_venue_alone_is_one_clear_error(seed_sett
         assert result.returncode == 1 and result.stderr.strip().splitlines() == [
             f"error: the topic {topic!r} names no subject; name one, e.g. 'graph neural networks'"
         ]
+
+
+def test_an_unknown_id_is_echoed_cut_not_whole(seed_settings):
+    result = run(["papers", "show", "x" * 5000], seed_settings)
+    assert result.returncode == 1 and len(result.stderr) < 300 and "x" * 80 + "…" in result.stderr
