@@ -15,8 +15,12 @@ conference's subfield. So selection learns the subfield from the collection at q
    coverage of the topic's terms and a phrase match. Similarities are z-scored against the
    collection, so the weights mean the same in a 57-paper list and a 3,000-paper conference.
 3. **Where to stop** comes from the topic's own scores: every paper that scores at least as well
-   as the weakest core paper is on the topic. A tight subfield stops early, a broad one late; no
-   fixed threshold or count.
+   as the weakest core paper (or Tukey's lower fence of the core's scores, when the weakest is an
+   outlier) is on the topic. A tight subfield stops early, a broad one late; no fixed count. In a
+   conference (300 papers or more) three guards keep a diluted core from taking the whole
+   collection: a paper that names the topic must also be nearer to it than the median paper to be
+   core, a selected paper must be clearly nearer than the median, and no topic takes more than a
+   quarter of the papers.
 
 The weights were chosen on the subfield benchmark's dev conferences (ICLR 2018/2020/2022,
 ``eval/subfields-dev.jsonl``); the test conferences (ICLR 2017/2021/2023) are report-only.
@@ -41,10 +45,12 @@ CORE_Z = 2.0  # a core paper's dense match: this many robust standard deviations
 STRONG_SIMILARITY = 0.5  # ... or this cosine on its own (a topic named in no paper's words)
 NEIGHBOURS = 5  # core papers a paper is compared with
 RARE_SHARE = 0.01  # a topic term in at most 1% of the papers is a name
+NEAR_Z = 0.5  # a paper below this dense match (robust z) is never on the topic, whatever its neighbours
+MAX_SHARE = 0.25  # the largest share of a collection's papers one topic selects (beyond its core)
 MIN_CORE = 3  # a smaller core is the whole selection: too few papers to learn a subfield from
 MIN_CORE_SMALL = 5  # ... in a list of under SMALL papers, whose score spread is itself noisy
 SMALL = 300
-FENCE = 3.0  # Tukey's fence: a core score this many interquartile ranges below the core's first quartile
+FENCE = 1.5  # Tukey's fence: a core score this many interquartile ranges below the core's first quartile
 WEIGHTS = {"topic": 1.0, "neighbours": 1.5, "coverage": 1.0, "phrase": 1.0}
 
 
@@ -135,7 +141,11 @@ def score_papers(
     # is nearer the topic than most is a name match, as in the ask-time relevance decision.
     rare = [t for t, d in df.items() if 0 < d <= max(2, RARE_SHARE * n)]
     named = np.array([any(t in present for t in rare) for present in term_sets]) & (z_topic > 0)
-    core = phrase | named | ((coverage >= CORE_COVERAGE) & (z_topic > CORE_Z))
+    # A topic's words in a paper less similar to the topic than the collection's median paper are
+    # a passing mention ("interpretable" in a paper on something else), not the paper's subject.
+    # (In a short list the median is no yardstick: there every paper naming the topic counts.)
+    meant = z_topic > 0 if n >= SMALL else np.ones(n, dtype=bool)
+    core = ((phrase | named) & meant) | ((coverage >= CORE_COVERAGE) & (z_topic > CORE_Z))
     if not core.any():
         core = similarity >= STRONG_SIMILARITY
     if not core.any():
@@ -153,11 +163,12 @@ def score_papers(
         + WEIGHTS["coverage"] * coverage
         + WEIGHTS["phrase"] * phrase
     )
-    return score, core, {"similarity": similarity}
+    return score, core, {"similarity": similarity, "z": z_topic}
 
 
-def selected(score: np.ndarray, core: np.ndarray) -> np.ndarray:
-    """Indices on the topic, best first: every paper scoring at least as well as the weakest core paper."""
+def selected(score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = None) -> np.ndarray:
+    """Indices on the topic, best first: every paper scoring at least as well as the weakest core
+    paper, and nearer the topic than the collection's median paper (``z_topic`` > 0)."""
     import numpy as np
 
     if not core.any():
@@ -170,8 +181,14 @@ def selected(score: np.ndarray, core: np.ndarray) -> np.ndarray:
     # The weakest core paper sets the stop, unless it is an outlier of the core itself (a paper
     # that names the topic in passing): then Tukey's lower fence of the core's scores does.
     floor = max(float(inside.min()), low - FENCE * (high - low))
-    chosen = np.flatnonzero((score >= floor) | core)
-    return chosen[np.argsort(-score[chosen], kind="stable")]
+    near = np.ones(len(score), dtype=bool) if z_topic is None or len(score) < SMALL else z_topic > NEAR_Z
+    chosen = np.flatnonzero(((score >= floor) & near) | core)
+    ranked = chosen[np.argsort(-score[chosen], kind="stable")]
+    # A subfield is a part of a conference, not most of it: when the stop would take more than
+    # MAX_SHARE of the papers, the core was diluted by passing mentions; keep the best of them.
+    if len(score) < SMALL:
+        return ranked
+    return ranked[: max(int(core.sum()), int(MAX_SHARE * len(score)))]
 
 
 @dataclass(frozen=True)
@@ -220,4 +237,4 @@ def rank_topic(
     part_vectors = np.asarray([embedder.embed_query(p) for p in parts], dtype=np.float32)
     part_vectors /= np.maximum(np.linalg.norm(part_vectors, axis=1, keepdims=True), 1e-9)
     score, core, details = score_papers(part_vectors, [lexical_sequence(p) for p in parts], vectors, terms)
-    return Ranking(selected(score, core), score, details["similarity"], int(core.sum()))
+    return Ranking(selected(score, core, details.get("z")), score, details["similarity"], int(core.sum()))
