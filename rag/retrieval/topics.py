@@ -5,10 +5,12 @@ talks about probing, attributions and circuits; a drug-discovery paper about mol
 binding. Keeping only papers that repeat the topic's words (the old rule) found under half of a
 conference's subfield. So selection learns the subfield from the collection at query time:
 
-1. **Core**: the papers that are confidently on the topic: its words as a phrase (or a one-word
-   topic's word), or all of its IDF-weighted terms together with a dense match well above the
-   collection's own level (robust z-score). A topic no paper names has no core, and nothing is
-   selected (a listing then abstains), unless a paper is a strong dense match on its own.
+1. **Core**: the papers that are confidently on the topic: its words as a phrase (a one-word
+   topic's word when it is in at most a tenth of the papers), a rare topic term, or most of its
+   IDF-weighted terms with a dense match well above the collection's own level (robust z-score).
+   Acronyms the collection defines ("(RL)") are spelled out first. A topic no paper names has no
+   core, and nothing is selected (a listing then abstains), unless a paper is a strong dense match
+   on its own.
 2. **Neighbourhood**: every paper of the collection (the paper table, one unit vector per paper)
    is scored by its dense similarity to the topic, its mean similarity to its nearest core papers
    (a subfield has several modes — GANs, VAEs, flows — so neighbours, not a centroid), its
@@ -40,8 +42,8 @@ if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
     from rag.records import Hit
 
-CORE_COVERAGE = 0.67  # ... with at least this share of the topic's IDF-weighted terms
 CORE_Z = 2.0  # a core paper's dense match: this many robust standard deviations above the collection
+CORE_COVERAGE = 0.67  # ... with at least this share of the topic's IDF-weighted terms
 STRONG_SIMILARITY = 0.5  # ... or this cosine on its own (a topic named in no paper's words)
 NEIGHBOURS = 5  # core papers a paper is compared with
 RARE_SHARE = 0.01  # a topic term in at most 1% of the papers is a name
@@ -49,7 +51,7 @@ NEAR_Z = 0.5  # a paper below this dense match (robust z) is never on the topic,
 MAX_SHARE = 0.25  # the largest share of a collection's papers one topic selects (beyond its core)
 MIN_CORE = 3  # a smaller core is the whole selection: too few papers to learn a subfield from
 MIN_CORE_SMALL = 5  # ... in a list of under SMALL papers, whose score spread is itself noisy
-SMALL = 300
+SMALL = 300  # papers: below this, a list is short (the bundled 57), and the conference guards are off
 FENCE = 1.5  # Tukey's fence: a core score this many interquartile ranges below the core's first quartile
 WEIGHTS = {"topic": 1.0, "neighbours": 1.5, "coverage": 1.0, "phrase": 1.0}
 
