@@ -153,7 +153,7 @@ def search(
     if json_out:
         render.print_json([h.to_dict() for h in hits])
     else:
-        render.hits_table(hits, mode)
+        render.hits_table(hits, mode, None if hits else library.filter_problem())
 
 
 @app.command()
@@ -195,6 +195,9 @@ def ask(
     streaming = not json_out and sys.stdout.isatty()
     on_token = render.stream_token if streaming else None
     answer = library.ask(question, history, k=k, mode=mode, on_token=on_token, conversation=conversation)
+    problem = None if answer.citations else library.filter_problem()
+    if problem:
+        render.warn(problem)
     if json_out:
         render.print_json(render.with_bibtex(answer.to_dict(), answer.citations, cite))
     else:
@@ -406,12 +409,28 @@ def llm_stop(config: Config = None) -> None:
     render.llm_stopped(rag.llm_stop(_settings(config)))
 
 
-@app.command()
-def mcp(collection: Collection = None, llm: LLM = None, no_log: NoLog = False, config: Config = None) -> None:
+@app.command(epilog="Example: citeline mcp --print-config --llm none")
+def mcp(
+    collection: Collection = None,
+    llm: LLM = None,
+    no_log: NoLog = False,
+    print_config: Annotated[
+        bool,
+        typer.Option("--print-config", help="Print the client configuration (absolute paths) and exit."),
+    ] = False,
+    config: Config = None,
+) -> None:
     """Serve citeline's tools to an MCP client (Claude Desktop, an IDE) over stdio."""
-    from rag.ui.mcp_server import serve
+    from rag.ui import mcp_server
 
-    serve(_settings(config, collection=collection, llm=llm, log=False if no_log else None))
+    settings = _settings(config, collection=collection, llm=llm, log=False if no_log else None)
+    if print_config:
+        from rag.ui import render
+
+        render.print_json(mcp_server.client_config(settings, str(config) if config else None))
+        render.errors.print(f"[dim]{mcp_server.CONFIG_HELP}[/]", soft_wrap=True)
+        return
+    mcp_server.serve(settings)
 
 
 def main() -> None:

@@ -88,6 +88,18 @@ class LogEntry:
         return data
 
 
+# What an answer made without any model call records as its model: "none (extractive)" when no
+# model is configured, "no model call" when one is but the answer did not need it (a listing, an
+# abstention). Shown the same way, as NO_MODEL.
+NO_MODEL = "none"
+_NO_MODEL_NAMES = ("none (extractive)", "no model call")
+
+
+def shown_model(model: str | None) -> str:
+    """The model as the log, the sources line and MCP show it: one wording for "no model used"."""
+    return NO_MODEL if not model or model in _NO_MODEL_NAMES else model
+
+
 def new_conversation() -> str:
     """A fresh conversation id."""
     return uuid.uuid4().hex[:12]

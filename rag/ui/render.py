@@ -166,10 +166,11 @@ def paper_detail(paper: Paper) -> None:
     console.print(shown(paper.abstract), soft_wrap=False)
 
 
-def hits_table(hits: list[Hit], mode: str) -> None:
-    """Search results with their scores."""
+def hits_table(hits: list[Hit], mode: str, problem: str | None = None) -> None:
+    """Search results with their scores; an empty list says why when a filter is the reason."""
     if not hits:
-        console.print("[dim]No paper is relevant enough to this query.[/]")
+        console.print(f"[dim]{shown(problem[0].upper() + problem[1:])}.[/]" if problem
+                      else "[dim]No paper is relevant enough to this query.[/]")  # fmt: skip
         return
     table = Table(box=None, pad_edge=False)
     for column in ("#", "Score", "Sim", "ID", "Label", "Source"):
