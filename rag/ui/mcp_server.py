@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from rag import __version__
 from rag.api import Library
 from rag.errors import CitelineError
 from rag.records import Answer, Citation, Hit, Paper
@@ -369,6 +368,8 @@ def build_server(settings: Settings):
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from pydantic import ValidationError
 
+    import rag
+
     class Server(MCPServer):
         async def call_tool(self, name, arguments, context=None):  # the SDK's signature
             try:
@@ -388,7 +389,7 @@ def build_server(settings: Settings):
     top_k = settings.top_k
 
     tools = Tools(settings)
-    server = Server("citeline", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = Server("citeline", version=rag.__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     def tool(function: Callable[..., _T]) -> Callable[..., _T]:
         """Register ``function`` as a tool, its docstring as one paragraph (a client shows the
@@ -556,6 +557,7 @@ class _Pending:
         self.ids: set = set()
 
     def read(self, item: Any) -> None:
+        """Note a message read: a request now awaits its answer; a cancellation drops one."""
         message = getattr(item, "message", None)
         method = getattr(message, "method", None)
         if method is not None and getattr(message, "id", None) is not None:
@@ -565,11 +567,13 @@ class _Pending:
             self.ids.discard(params.get("requestId") if isinstance(params, dict) else None)
 
     def answered(self, item: Any) -> None:
+        """Note a message sent: a response (or error) answers its request."""
         message = getattr(item, "message", None)
         if getattr(message, "method", None) is None:
             self.ids.discard(getattr(message, "id", None))
 
     async def drained(self) -> None:
+        """Wait until every request read has been answered."""
         import anyio
 
         while self.ids:
@@ -585,9 +589,11 @@ class _AnsweredBeforeEnd:
 
     @property
     def last_context(self) -> Any:
+        """The sender context of the last message (the SDK reads it, see ``ReadStream``)."""
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
+        """The next message; at end of input, the end only once the pending requests are answered."""
         import anyio
 
         try:
@@ -610,9 +616,11 @@ class _AnsweredBeforeEnd:
             raise StopAsyncIteration from None
 
     async def aclose(self) -> None:
+        """Close the wrapped stream."""
         await self._inner.aclose()
 
     def close(self) -> None:
+        """Close the wrapped stream (synchronously)."""
         self._inner.close()
 
     async def __aenter__(self) -> _AnsweredBeforeEnd:
@@ -629,13 +637,16 @@ class _NotingAnswers:
         self._inner, self._pending = inner, pending
 
     async def send(self, item: Any) -> None:
+        """Write ``item`` and note it as the answer it is."""
         await self._inner.send(item)
         self._pending.answered(item)
 
     async def aclose(self) -> None:
+        """Close the wrapped stream."""
         await self._inner.aclose()
 
     def close(self) -> None:
+        """Close the wrapped stream (synchronously)."""
         self._inner.close()
 
     async def __aenter__(self) -> _NotingAnswers:
