@@ -286,7 +286,11 @@ class AnswerLog:
         entries = self._rows(
             f"SELECT {self._COLUMNS} FROM entries e WHERE e.conversation = ? ORDER BY e.id", (conversation,)
         )
-        return conversation, [Turn(e.question, e.answer) for e in entries if e.mode != "abstained"]
+        return conversation, [
+            Turn(e.question, e.answer, tuple(str(c["id"]) for c in e.citations if "id" in c))
+            for e in entries
+            if e.mode != "abstained"
+        ]
 
     def close(self) -> None:
         """Close the file."""

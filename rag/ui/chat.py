@@ -80,7 +80,7 @@ class ChatSession:
         render.answer_footer(answer, streamed=True)
         self.last = answer
         if not answer.abstained:
-            self.turns.append(Turn(line, answer.text))
+            self.turns.append(Turn(line, answer.text, tuple(c.paper.id for c in answer.citations)))
         return True
 
     def command(self, line: str) -> bool:
