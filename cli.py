@@ -41,6 +41,10 @@ Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this 
 Year = Annotated[int | None, typer.Option("--year", help="Only papers of this year.")]
 Config = Annotated[Path | None, typer.Option("--config", help="TOML config file.", envvar="CITELINE_CONFIG")]
 NoLog = Annotated[bool, typer.Option("--no-log", help="Do not record this in the answer log.")]
+ConversationId = Annotated[
+    str | None,
+    typer.Option("--cid", help="Continue this logged conversation (its id is in `citeline log`)."),
+]
 Cite = Annotated[str | None, typer.Option("--cite", help="Also print the cited papers as: bibtex.")]
 
 
@@ -168,6 +172,7 @@ def ask(
     follow_up: Annotated[
         bool, typer.Option("--continue", "-C", help="A follow-up to the last logged conversation.")
     ] = False,
+    cid: ConversationId = None,
     cite: Cite = None,
     listed: Annotated[
         int | None,
@@ -191,7 +196,10 @@ def ask(
     overrides = dict(collection=collection, llm=llm, venue=venue, year=year, log=False if no_log else None,
                      listing_max_papers=1000 if list_all else listed)  # fmt: skip
     library = _library(_settings(config, **overrides))
-    conversation, history = library.last_conversation() if follow_up else (None, [])
+    if cid:
+        conversation, history = library.conversation(cid)
+    else:
+        conversation, history = library.last_conversation() if follow_up else (None, [])
     streaming = not json_out and sys.stdout.isatty()
     on_token = render.stream_token if streaming else None
     answer = library.ask(question, history, k=k, mode=mode, on_token=on_token, conversation=conversation)
@@ -236,6 +244,7 @@ def summarize(
 
 
 log_app = typer.Typer(help="The answer log: recent answers, search, one entry in full.")
+LOG_KINDS = ("ask", "chat", "mcp", "summarize")
 app.add_typer(log_app, name="log")
 
 
@@ -246,6 +255,13 @@ def log_list(
         str | None, typer.Option("-q", "--query", help="Only entries matching these words.")
     ] = None,
     count: Annotated[int, typer.Option("-n", min=1, max=10000, help="How many entries.")] = 20,
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="Only entries of this kind: ask, chat, mcp or summarize.")
+    ] = None,
+    in_collection: Annotated[
+        str | None, typer.Option("--collection", "-c", help="Only entries answered from this collection.")
+    ] = None,
+    cid: Annotated[str | None, typer.Option("--cid", help="Only the entries of this conversation.")] = None,
     json_out: Json = False,
     config: Config = None,
 ) -> None:
@@ -255,8 +271,11 @@ def log_list(
     from rag import Library
     from rag.ui import render
 
+    if kind not in (None, *LOG_KINDS):
+        raise typer.BadParameter(f"use one of {', '.join(LOG_KINDS)}", param_hint="--kind")
     log = Library(_settings(config)).log
-    entries = log.search(query, count) if query else log.recent(count)
+    filters = {"kind": kind, "collection": in_collection, "conversation": cid}
+    entries = log.search(query, count, **filters) if query else log.recent(count, **filters)
     if json_out:
         render.print_json([e.to_dict() for e in entries])
     else:
@@ -357,6 +376,7 @@ def chat(
     mode: Mode = "hybrid",
     llm: LLM = None,
     collection: Collection = None,
+    cid: ConversationId = None,
     no_log: NoLog = False,
     config: Config = None,
 ) -> None:
@@ -364,7 +384,10 @@ def chat(
     from rag.ui.chat import ChatSession
 
     library = _library(_settings(config, collection=collection, llm=llm, log=False if no_log else None))
-    code = ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode).run()
+    session = ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode)
+    if cid:
+        session.conversation, session.turns = library.conversation(cid)
+    code = session.run()
     if code:
         raise typer.Exit(code)
 

@@ -80,6 +80,10 @@ class Library:
         """The latest logged conversation's id and answered turns, to continue it (``ask --continue``)."""
         return self.log.last_conversation()
 
+    def conversation(self, conversation: str) -> tuple[str, list[Turn]]:
+        """A logged conversation's id and answered turns, to continue it (``--cid``)."""
+        return self.log.conversation(conversation)
+
     def search(self, query: str, k: int | None = None, mode: str = "hybrid", floor: bool = True) -> list[Hit]:
         """Papers for ``query``, best first (``floor=False`` keeps papers judged not relevant)."""
         return self.retriever.search(query, k=k, mode=mode, floor=floor)

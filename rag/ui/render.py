@@ -386,19 +386,22 @@ def sources(answer: Answer) -> None:
 
 
 def log_table(entries: list) -> None:
-    """Logged answers: id, time, kind, question, model."""
+    """Logged answers, newest first: id, time, kind, collection, conversation (for ``--cid``),
+    question, papers cited, model."""
     import time
 
     if not entries:
         console.print("[dim]No logged answers.[/]")
         return
     table = Table(box=None, pad_edge=False)
-    for column in ("#", "Time", "Kind", "Question", "Papers", "Model"):
-        table.add_column(column, overflow="ellipsis", no_wrap=column != "Question", max_width=None)
+    for column in ("#", "Time", "Kind", "Collection", "Conversation", "Question", "Papers", "Model"):
+        table.add_column(column, overflow="ellipsis", no_wrap=column != "Question",
+                         max_width=ID_WIDTH if column == "Collection" else None)  # fmt: skip
     for entry in entries:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.time))
-        table.add_row(str(entry.id), when, entry.kind, shown(entry.question), str(len(entry.citations)),
-                      shown(entry.model or ""))  # fmt: skip
+        table.add_row(str(entry.id), when, entry.kind, shown(entry.collection or "", latex=False),
+                      shown(entry.conversation, latex=False), shown(entry.question),
+                      str(len(entry.citations)), shown(entry.model or ""))  # fmt: skip
     console.print(table)
 
 
@@ -407,8 +410,9 @@ def log_entry(entry) -> None:
     import time
 
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
+    conversation = shown(entry.conversation, latex=False)
     console.print(f"[dim]#{entry.id} · {when} · {entry.kind} · {shown(entry.collection or '')} · "
-                  f"{shown(entry.model or '')}[/]")  # fmt: skip
+                  f"{shown(entry.model or '')} · conversation {conversation}[/]")  # fmt: skip
     console.print(f"[bold]> {shown(entry.question)}[/]")
     if entry.standalone and entry.standalone != entry.question:
         console.print(f"[dim]  (as: {shown(entry.standalone)})[/]")
