@@ -24,7 +24,29 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-papers_app = typer.Typer(help="List and inspect the indexed papers.", no_args_is_help=True)
+
+
+def _version(value: bool) -> None:
+    """``--version``: the package version, then exit (nothing heavy is imported)."""
+    if value:
+        from rag import __version__
+
+        sys.stdout.write(f"citeline {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Ask questions about ML conference papers and get answers that cite the exact entries."""
+
+
+papers_app = typer.Typer(
+    help="List and inspect the indexed papers.", no_args_is_help=True, epilog="Example: citeline papers list"
+)
 app.add_typer(papers_app, name="papers")
 
 Collection = Annotated[
@@ -34,9 +56,19 @@ Collection = Annotated[
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-TopK = Annotated[int | None, typer.Option("-k", min=1, max=200, help="Number of papers to retrieve.")]
+TopK = Annotated[
+    int | None,
+    typer.Option("-k", min=1, max=200, help="Papers to retrieve, 1-200. Default: CITELINE_TOP_K, else 4."),
+]
 Mode = Annotated[str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.")]
-LLM = Annotated[str | None, typer.Option("--llm", help="auto, local, openai or none (extractive).")]
+LLM = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="auto, local (the embedded model), openai (any OpenAI-compatible server) or none (no model: "
+        "extractive answers). Default: CITELINE_LLM, else auto.",
+    ),
+]
 Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this venue (e.g. ICML).")]
 Year = Annotated[int | None, typer.Option("--year", help="Only papers of this year.")]
 Config = Annotated[Path | None, typer.Option("--config", help="TOML config file.", envvar="CITELINE_CONFIG")]
@@ -72,7 +104,7 @@ def _library(settings):
     return Library(settings)
 
 
-@app.command()
+@app.command(epilog="Example: citeline ingest ../shared/corpora/icml2024.jsonl.gz -c icml2024")
 def ingest(
     paths: Annotated[
         list[Path], typer.Argument(help="Paper lists (.txt, .jsonl, .json, .csv, optionally .gz) or folders.")
@@ -98,7 +130,7 @@ def ingest(
         render.ingest_report(report)
 
 
-@papers_app.command("list")
+@papers_app.command("list", epilog="Example: citeline papers list --source 000_888317b1d60d9493.txt")
 def papers_list(
     source: Annotated[str | None, typer.Option(help="Only papers from this source file.")] = None,
     collection: Collection = None,
@@ -115,7 +147,7 @@ def papers_list(
         render.papers_table(papers)
 
 
-@papers_app.command("show")
+@papers_app.command("show", epilog="Example: citeline papers show 000-02 --bibtex")
 def papers_show(
     paper_id: str,
     bibtex: Annotated[bool, typer.Option("--bibtex", help="Print a BibTeX entry instead.")] = False,
@@ -135,7 +167,7 @@ def papers_show(
         render.paper_detail(paper)
 
 
-@app.command()
+@app.command(epilog='Example: citeline search "activation scaling for OOD detection" -k 5 --venue icml')
 def search(
     query: str,
     k: TopK = None,
@@ -153,14 +185,18 @@ def search(
     from rag.ui import render
 
     library = _library(_settings(config, collection=collection, venue=venue, year=year))
-    hits = library.search(query, k=k or 10, mode=mode, floor=not no_floor)
+    hits = library.search(query, k=k, mode=mode, floor=not no_floor)
     if json_out:
         render.print_json([h.to_dict() for h in hits])
     else:
         render.hits_table(hits, mode, None if hits else library.filter_problem())
 
 
-@app.command()
+@app.command(
+    epilog='Examples: citeline ask "By how much does AdaSCALE beat OptFS?" --llm none; then a follow-up: '
+    'citeline ask -C "and on which benchmark?"; a listing: '
+    'citeline ask "Which papers study watermarking?" --all'
+)
 def ask(
     question: str,
     k: TopK = None,
@@ -186,10 +222,7 @@ def ask(
     json_out: Json = False,
     config: Config = None,
 ) -> None:
-    """Answer a question with citations to the papers it rests on.
-
-    Example: citeline ask "Which papers study watermarking?" --all
-    """
+    """Answer a question with citations to the papers it rests on."""
     from rag.ui import render
 
     cite = _cite_format(cite)
@@ -214,7 +247,7 @@ def ask(
             render.bibtex([], after=True, citations=answer.citations)
 
 
-@app.command()
+@app.command(epilog='Example: citeline summarize "watermarking" --max-papers 10 > watermarking.md')
 def summarize(
     topic: str,
     max_papers: Annotated[
@@ -243,7 +276,10 @@ def summarize(
     render.summary(summary, fmt, out, cite)
 
 
-log_app = typer.Typer(help="The answer log: recent answers, search, one entry in full.")
+log_app = typer.Typer(
+    help="The answer log: recent answers, search, one entry in full.",
+    epilog='Examples: citeline log -q "adascale optfs"; citeline log --kind chat -n 5; citeline log show 12',
+)
 LOG_KINDS = ("ask", "chat", "mcp", "summarize")
 app.add_typer(log_app, name="log")
 
@@ -282,7 +318,7 @@ def log_list(
         render.log_table(entries)
 
 
-@log_app.command("show")
+@log_app.command("show", epilog="Example: citeline log show 12 --json")
 def log_show(entry_id: int, json_out: Json = False, config: Config = None) -> None:
     """One logged answer in full, with its sources."""
     from rag import CitelineError, Library
@@ -322,7 +358,7 @@ Sample = Annotated[
 ]
 
 
-@app.command("eval")
+@app.command("eval", epilog="Example: citeline eval --split dev --mode hybrid --llm none --limit 20")
 def eval_command(
     eval_set: EvalSet = None,
     split: Split = "dev",
@@ -370,7 +406,7 @@ def eval_command(
     render.eval_results(results, rag.write_results(results, out))
 
 
-@app.command()
+@app.command(epilog="Example: citeline chat --llm none   (or: echo 'What is AdaSCALE?' | citeline chat)")
 def chat(
     k: TopK = None,
     mode: Mode = "hybrid",
@@ -406,11 +442,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _python_showwarning = warnings.showwarning
 
 
-llm_app = typer.Typer(help="The resident embedded-model server.", no_args_is_help=True)
+llm_app = typer.Typer(
+    help="The resident embedded-model server.", no_args_is_help=True, epilog="Example: citeline llm status"
+)
 app.add_typer(llm_app, name="llm")
 
 
-@llm_app.command("status")
+@llm_app.command("status", epilog="Example: citeline llm status --json")
 def llm_status(json_out: Json = False, config: Config = None) -> None:
     """Whether the embedded model's server is running, where, and how long it has been idle."""
     import rag
@@ -423,7 +461,7 @@ def llm_status(json_out: Json = False, config: Config = None) -> None:
         render.llm_status(status)
 
 
-@llm_app.command("stop")
+@llm_app.command("stop", epilog="Example: citeline llm stop")
 def llm_stop(config: Config = None) -> None:
     """Stop the embedded model's server (the next ask starts it again)."""
     import rag
