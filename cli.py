@@ -24,7 +24,29 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-papers_app = typer.Typer(help="List and inspect the indexed papers.", no_args_is_help=True)
+
+
+def _version(value: bool) -> None:
+    """``--version``: the package version, then exit (nothing heavy is imported)."""
+    if value:
+        from rag import __version__
+
+        sys.stdout.write(f"citeline {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Ask questions about ML conference papers and get answers that cite the exact entries."""
+
+
+papers_app = typer.Typer(
+    help="List and inspect the indexed papers.", no_args_is_help=True, epilog="Example: citeline papers list"
+)
 app.add_typer(papers_app, name="papers")
 
 Collection = Annotated[
@@ -34,13 +56,27 @@ Collection = Annotated[
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-TopK = Annotated[int | None, typer.Option("-k", min=1, max=200, help="Number of papers to retrieve.")]
+TopK = Annotated[
+    int | None,
+    typer.Option("-k", min=1, max=200, help="Papers to retrieve, 1-200. Default: CITELINE_TOP_K, else 4."),
+]
 Mode = Annotated[str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.")]
-LLM = Annotated[str | None, typer.Option("--llm", help="auto, local, openai or none (extractive).")]
+LLM = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="auto, local (the embedded model), openai (any OpenAI-compatible server) or none (no model: "
+        "extractive answers). Default: CITELINE_LLM, else auto.",
+    ),
+]
 Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this venue (e.g. ICML).")]
 Year = Annotated[int | None, typer.Option("--year", help="Only papers of this year.")]
 Config = Annotated[Path | None, typer.Option("--config", help="TOML config file.", envvar="CITELINE_CONFIG")]
 NoLog = Annotated[bool, typer.Option("--no-log", help="Do not record this in the answer log.")]
+ConversationId = Annotated[
+    str | None,
+    typer.Option("--cid", help="Continue this logged conversation (its id is in `citeline log`)."),
+]
 Cite = Annotated[str | None, typer.Option("--cite", help="Also print the cited papers as: bibtex.")]
 
 
@@ -68,7 +104,7 @@ def _library(settings):
     return Library(settings)
 
 
-@app.command()
+@app.command(epilog="Example: citeline ingest ../shared/corpora/icml2024.jsonl.gz -c icml2024")
 def ingest(
     paths: Annotated[
         list[Path], typer.Argument(help="Paper lists (.txt, .jsonl, .json, .csv, optionally .gz) or folders.")
@@ -94,7 +130,7 @@ def ingest(
         render.ingest_report(report)
 
 
-@papers_app.command("list")
+@papers_app.command("list", epilog="Example: citeline papers list --source 000_888317b1d60d9493.txt")
 def papers_list(
     source: Annotated[str | None, typer.Option(help="Only papers from this source file.")] = None,
     collection: Collection = None,
@@ -111,7 +147,7 @@ def papers_list(
         render.papers_table(papers)
 
 
-@papers_app.command("show")
+@papers_app.command("show", epilog="Example: citeline papers show 000-02 --bibtex")
 def papers_show(
     paper_id: str,
     bibtex: Annotated[bool, typer.Option("--bibtex", help="Print a BibTeX entry instead.")] = False,
@@ -131,7 +167,7 @@ def papers_show(
         render.paper_detail(paper)
 
 
-@app.command()
+@app.command(epilog='Example: citeline search "activation scaling for OOD detection" -k 5 --venue icml')
 def search(
     query: str,
     k: TopK = None,
@@ -149,14 +185,18 @@ def search(
     from rag.ui import render
 
     library = _library(_settings(config, collection=collection, venue=venue, year=year))
-    hits = library.search(query, k=k or 10, mode=mode, floor=not no_floor)
+    hits = library.search(query, k=k, mode=mode, floor=not no_floor)
     if json_out:
         render.print_json([h.to_dict() for h in hits])
     else:
-        render.hits_table(hits, mode)
+        render.hits_table(hits, mode, None if hits else library.filter_problem())
 
 
-@app.command()
+@app.command(
+    epilog='Examples: citeline ask "By how much does AdaSCALE beat OptFS?" --llm none; then a follow-up: '
+    'citeline ask -C "and on which benchmark?"; a listing: '
+    'citeline ask "Which papers study watermarking?" --all'
+)
 def ask(
     question: str,
     k: TopK = None,
@@ -168,6 +208,7 @@ def ask(
     follow_up: Annotated[
         bool, typer.Option("--continue", "-C", help="A follow-up to the last logged conversation.")
     ] = False,
+    cid: ConversationId = None,
     cite: Cite = None,
     listed: Annotated[
         int | None,
@@ -181,20 +222,23 @@ def ask(
     json_out: Json = False,
     config: Config = None,
 ) -> None:
-    """Answer a question with citations to the papers it rests on.
-
-    Example: citeline ask "Which papers study watermarking?" --all
-    """
+    """Answer a question with citations to the papers it rests on."""
     from rag.ui import render
 
     cite = _cite_format(cite)
     overrides = dict(collection=collection, llm=llm, venue=venue, year=year, log=False if no_log else None,
                      listing_max_papers=1000 if list_all else listed)  # fmt: skip
     library = _library(_settings(config, **overrides))
-    conversation, history = library.last_conversation() if follow_up else (None, [])
+    if cid:
+        conversation, history = library.conversation(cid)
+    else:
+        conversation, history = library.last_conversation() if follow_up else (None, [])
     streaming = not json_out and sys.stdout.isatty()
     on_token = render.stream_token if streaming else None
     answer = library.ask(question, history, k=k, mode=mode, on_token=on_token, conversation=conversation)
+    problem = None if answer.citations else library.filter_problem()
+    if problem:
+        render.warn(problem)
     if json_out:
         render.print_json(render.with_bibtex(answer.to_dict(), answer.citations, cite))
     else:
@@ -203,7 +247,7 @@ def ask(
             render.bibtex([], after=True, citations=answer.citations)
 
 
-@app.command()
+@app.command(epilog='Example: citeline summarize "watermarking" --max-papers 10 > watermarking.md')
 def summarize(
     topic: str,
     max_papers: Annotated[
@@ -232,7 +276,11 @@ def summarize(
     render.summary(summary, fmt, out, cite)
 
 
-log_app = typer.Typer(help="The answer log: recent answers, search, one entry in full.")
+log_app = typer.Typer(
+    help="The answer log: recent answers, search, one entry in full.",
+    epilog='Examples: citeline log -q "adascale optfs"; citeline log --kind chat -n 5; citeline log show 12',
+)
+LOG_KINDS = ("ask", "chat", "mcp", "summarize")
 app.add_typer(log_app, name="log")
 
 
@@ -243,6 +291,13 @@ def log_list(
         str | None, typer.Option("-q", "--query", help="Only entries matching these words.")
     ] = None,
     count: Annotated[int, typer.Option("-n", min=1, max=10000, help="How many entries.")] = 20,
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="Only entries of this kind: ask, chat, mcp or summarize.")
+    ] = None,
+    in_collection: Annotated[
+        str | None, typer.Option("--collection", "-c", help="Only entries answered from this collection.")
+    ] = None,
+    cid: Annotated[str | None, typer.Option("--cid", help="Only the entries of this conversation.")] = None,
     json_out: Json = False,
     config: Config = None,
 ) -> None:
@@ -252,15 +307,18 @@ def log_list(
     from rag import Library
     from rag.ui import render
 
+    if kind not in (None, *LOG_KINDS):
+        raise typer.BadParameter(f"use one of {', '.join(LOG_KINDS)}", param_hint="--kind")
     log = Library(_settings(config)).log
-    entries = log.search(query, count) if query else log.recent(count)
+    filters = {"kind": kind, "collection": in_collection, "conversation": cid}
+    entries = log.search(query, count, **filters) if query else log.recent(count, **filters)
     if json_out:
         render.print_json([e.to_dict() for e in entries])
     else:
         render.log_table(entries)
 
 
-@log_app.command("show")
+@log_app.command("show", epilog="Example: citeline log show 12 --json")
 def log_show(entry_id: int, json_out: Json = False, config: Config = None) -> None:
     """One logged answer in full, with its sources."""
     from rag import CitelineError, Library
@@ -300,7 +358,7 @@ Sample = Annotated[
 ]
 
 
-@app.command("eval")
+@app.command("eval", epilog="Example: citeline eval --split dev --mode hybrid --llm none --limit 20")
 def eval_command(
     eval_set: EvalSet = None,
     split: Split = "dev",
@@ -348,12 +406,13 @@ def eval_command(
     render.eval_results(results, rag.write_results(results, out))
 
 
-@app.command()
+@app.command(epilog="Example: citeline chat --llm none   (or: echo 'What is AdaSCALE?' | citeline chat)")
 def chat(
     k: TopK = None,
     mode: Mode = "hybrid",
     llm: LLM = None,
     collection: Collection = None,
+    cid: ConversationId = None,
     no_log: NoLog = False,
     config: Config = None,
 ) -> None:
@@ -361,7 +420,10 @@ def chat(
     from rag.ui.chat import ChatSession
 
     library = _library(_settings(config, collection=collection, llm=llm, log=False if no_log else None))
-    code = ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode).run()
+    session = ChatSession(library, library.settings.data_dir / "chat_history", k=k, mode=mode)
+    if cid:
+        session.conversation, session.turns = library.conversation(cid)
+    code = session.run()
     if code:
         raise typer.Exit(code)
 
@@ -380,11 +442,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _python_showwarning = warnings.showwarning
 
 
-llm_app = typer.Typer(help="The resident embedded-model server.", no_args_is_help=True)
+llm_app = typer.Typer(
+    help="The resident embedded-model server.", no_args_is_help=True, epilog="Example: citeline llm status"
+)
 app.add_typer(llm_app, name="llm")
 
 
-@llm_app.command("status")
+@llm_app.command("status", epilog="Example: citeline llm status --json")
 def llm_status(json_out: Json = False, config: Config = None) -> None:
     """Whether the embedded model's server is running, where, and how long it has been idle."""
     import rag
@@ -397,7 +461,7 @@ def llm_status(json_out: Json = False, config: Config = None) -> None:
         render.llm_status(status)
 
 
-@llm_app.command("stop")
+@llm_app.command("stop", epilog="Example: citeline llm stop")
 def llm_stop(config: Config = None) -> None:
     """Stop the embedded model's server (the next ask starts it again)."""
     import rag
@@ -406,12 +470,28 @@ def llm_stop(config: Config = None) -> None:
     render.llm_stopped(rag.llm_stop(_settings(config)))
 
 
-@app.command()
-def mcp(collection: Collection = None, llm: LLM = None, no_log: NoLog = False, config: Config = None) -> None:
+@app.command(epilog="Example: citeline mcp --print-config --llm none")
+def mcp(
+    collection: Collection = None,
+    llm: LLM = None,
+    no_log: NoLog = False,
+    print_config: Annotated[
+        bool,
+        typer.Option("--print-config", help="Print the client configuration (absolute paths) and exit."),
+    ] = False,
+    config: Config = None,
+) -> None:
     """Serve citeline's tools to an MCP client (Claude Desktop, an IDE) over stdio."""
-    from rag.ui.mcp_server import serve
+    from rag.ui import mcp_server
 
-    serve(_settings(config, collection=collection, llm=llm, log=False if no_log else None))
+    settings = _settings(config, collection=collection, llm=llm, log=False if no_log else None)
+    if print_config:
+        from rag.ui import render
+
+        render.print_json(mcp_server.client_config(settings, str(config) if config else None))
+        render.errors.print(f"[dim]{mcp_server.CONFIG_HELP}[/]", soft_wrap=True)
+        return
+    mcp_server.serve(settings)
 
 
 def main() -> None:

@@ -80,9 +80,25 @@ class Library:
         """The latest logged conversation's id and answered turns, to continue it (``ask --continue``)."""
         return self.log.last_conversation()
 
+    def conversation(self, conversation: str) -> tuple[str, list[Turn]]:
+        """A logged conversation's id and answered turns, to continue it (``--cid``)."""
+        return self.log.conversation(conversation)
+
     def search(self, query: str, k: int | None = None, mode: str = "hybrid", floor: bool = True) -> list[Hit]:
         """Papers for ``query``, best first (``floor=False`` keeps papers judged not relevant)."""
         return self.retriever.search(query, k=k, mode=mode, floor=floor)
+
+    def filter_problem(self) -> str | None:
+        """Why the venue filter leaves nothing to search, or None: "no paper in collection 'default'
+        records the venue 'NeurIPS' (its papers record: ICML)". An empty result then says so
+        instead of reading as "nothing relevant"."""
+        venue = self.settings.venue
+        venues = getattr(self.retriever, "venues", None)
+        if not venue or venues is None or self.retriever.venue_spellings(venue):  # type: ignore[attr-defined]
+            return None
+        recorded = venues()
+        known = f"its papers record: {', '.join(recorded[:10])}" if recorded else "its papers record no venue"
+        return f"no paper in collection {self.settings.collection!r} records the venue {venue!r} ({known})"
 
     def ask(
         self,

@@ -95,6 +95,9 @@ class Turn:
 
     question: str
     answer: str
+    # Ids of the papers the answer cited: without a model, a follow-up that leans on the
+    # conversation is answered from these alone (rag/answer/followup.py).
+    papers: tuple[str, ...] = ()
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """The answer log: every ``ask``, ``chat`` turn and ``summarize``, kept in SQLite in the data dir.
 
 Like ``llm logs``: answers are worth finding again (``citeline log -q WORDS`` searches them with
-FTS5), and a conversation can be continued from the shell (``citeline ask -c``). What is stored is
+FTS5), and a conversation can be continued from the shell (``citeline ask -C``, or any logged
+one with ``--cid ID``). What is stored is
 what the user saw: question, standalone question, answer, citations with provenance, model,
 collection, timings, time; never settings, so never an API key (and a key typed into a question
 is redacted as in error messages). The log is a convenience: a
@@ -70,13 +71,13 @@ class LogEntry:
 
     id: int
     time: float
-    kind: str  # ask, chat or summarize
+    kind: str  # ask, chat, mcp or summarize
     conversation: str
     question: str
     standalone: str | None
     answer: str
     mode: str | None
-    model: str | None
+    model: str | None  # "none" for every answer made without a model (see shown_model)
     collection: str | None
     citations: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
@@ -86,6 +87,18 @@ class LogEntry:
         data = dict(self.__dict__)
         data["time"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.time))
         return data
+
+
+# What an answer made without any model call records as its model: "none (extractive)" when no
+# model is configured, "no model call" when one is but the answer did not need it (a listing, an
+# abstention). Shown the same way, as NO_MODEL.
+NO_MODEL = "none"
+_NO_MODEL_NAMES = ("none (extractive)", "no model call")
+
+
+def shown_model(model: str | None) -> str:
+    """The model as the log, the sources line and MCP show it: one wording for "no model used"."""
+    return NO_MODEL if not model or model in _NO_MODEL_NAMES else model
 
 
 def new_conversation() -> str:
@@ -235,27 +248,44 @@ class AnswerLog:
         except OSError as exc:
             raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
         return [
-            LogEntry(*row[:10], citations=json.loads(row[10]), timings=json.loads(row[11])) for row in rows
-        ]
+            LogEntry(*row[:8], shown_model(row[8]), row[9], citations=json.loads(row[10]),
+                     timings=json.loads(row[11]))
+            for row in rows
+        ]  # fmt: skip
 
     _COLUMNS = "e.id, e.time, e.kind, e.conversation, e.question, e.standalone, e.answer, e.mode, e.model, " \
                "e.collection, e.citations, e.timings"  # fmt: skip
 
-    def recent(self, n: int = 20) -> list[LogEntry]:
-        """The last ``n`` entries, newest first."""
-        return self._rows(f"SELECT {self._COLUMNS} FROM entries e ORDER BY e.id DESC LIMIT ?", (n,))
+    def recent(self, n: int = 20, **filters: str | None) -> list[LogEntry]:
+        """The last ``n`` entries, newest first (``filters``: see :meth:`_filter`)."""
+        where, args = self._filter(**filters)
+        return self._rows(f"SELECT {self._COLUMNS} FROM entries e{where} ORDER BY e.id DESC LIMIT ?",
+                          (*args, n))  # fmt: skip
 
-    def search(self, words: str, n: int = 20) -> list[LogEntry]:
-        """Entries matching ``words`` (every word, prefix-matched), best match first."""
+    def search(self, words: str, n: int = 20, **filters: str | None) -> list[LogEntry]:
+        """The last ``n`` entries matching ``words`` (every word, prefix-matched), newest first,
+        like the unfiltered list: a log is read by time, and the latest answer is the one wanted."""
         terms = [w.replace('"', "") for w in words.split() if w.replace('"', "")]
         if not terms:
-            return self.recent(n)
+            return self.recent(n, **filters)
         query = " ".join(f'"{t}"*' for t in terms)
+        where, args = self._filter(**filters)
         return self._rows(
             f"SELECT {self._COLUMNS} FROM entries_fts f JOIN entries e ON e.id = f.rowid "
-            "WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?",
-            (query, n),
+            f"WHERE entries_fts MATCH ?{where.replace(' WHERE', ' AND')} ORDER BY e.id DESC LIMIT ?",
+            (query, *args, n),
         )
+
+    @staticmethod
+    def _filter(
+        kind: str | None = None, collection: str | None = None, conversation: str | None = None
+    ) -> tuple[str, tuple]:
+        """A WHERE clause for entries of one kind, collection and/or conversation (exact values)."""
+        given = (("kind", kind), ("collection", collection), ("conversation", conversation))
+        pairs = [(column, value) for column, value in given if value]
+        if not pairs:
+            return "", ()
+        return " WHERE " + " AND ".join(f"e.{column} = ?" for column, _ in pairs), tuple(v for _, v in pairs)
 
     def get(self, entry_id: int) -> LogEntry | None:
         """One entry by id (an id SQLite cannot hold, like ``log show 99999999999999999999``, is none)."""
@@ -270,11 +300,24 @@ class AnswerLog:
                           "ORDER BY e.id DESC LIMIT 1")  # fmt: skip
         if not last:
             return new_conversation(), []
-        conversation = last[0].conversation
+        return self.conversation(last[0].conversation)
+
+    def conversation(self, conversation: str) -> tuple[str, list[Turn]]:
+        """One logged conversation's id and answered turns, oldest first, to continue it (``--cid``);
+        an id the log does not hold is a :class:`CitelineError`."""
         entries = self._rows(
-            f"SELECT {self._COLUMNS} FROM entries e WHERE e.conversation = ? ORDER BY e.id", (conversation,)
+            f"SELECT {self._COLUMNS} FROM entries e WHERE e.conversation = ? AND e.kind != 'summarize' "
+            "ORDER BY e.id",
+            (conversation,),
         )
-        return conversation, [Turn(e.question, e.answer) for e in entries if e.mode != "abstained"]
+        if not entries:
+            shown = conversation if len(conversation) <= 40 else conversation[:40] + "…"
+            raise CitelineError(f"no logged conversation {shown!r} (`citeline log` shows each entry's)")
+        return conversation, [
+            Turn(e.question, e.answer, tuple(str(c["id"]) for c in e.citations if "id" in c))
+            for e in entries
+            if e.mode != "abstained"
+        ]
 
     def close(self) -> None:
         """Close the file."""

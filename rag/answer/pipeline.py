@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from rag.answer import evidence as ev
 from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
+from rag.answer.followup import resolve as resolve_follow_up
 from rag.answer.grounding import invented_figures
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
@@ -119,13 +120,20 @@ class AnswerChain:
         question = checked_query(question)
         run = _Run(question)
         run.standalone = self.standalone_question(question, history)
+        # Without a model to rewrite it, a follow-up is resolved by rule (rag/answer/followup.py).
+        follow = None if self._has_model() else resolve_follow_up(question, history)
+        if follow is not None:
+            run.standalone = follow.standalone
         mark = run.lap("rewrite", run.started)
         intent = classify(run.standalone)
-        if intent.is_listing:
+        if intent.is_listing and not (follow and follow.papers):
             draft = self.list_papers(run, intent)
             run.lap("retrieve", mark)
         else:
-            run.hits = self.retrieve(question, run.standalone, k, mode, follow_up=bool(history))
+            if follow is not None and follow.papers:
+                run.hits = [h for h in self.cited_before(follow.papers) if follow.about(h.paper)]
+            else:
+                run.hits = self.retrieve(question, run.standalone, k, mode, follow_up=bool(history))
             mark = run.lap("retrieve", mark)
             if not run.hits:
                 draft = _Draft(self._refusal, "abstained")
@@ -136,6 +144,8 @@ class AnswerChain:
                 # its original wording so that the answer comes back in the user's language.
                 asked = run.standalone if history else question
                 draft = self.draft(run, asked, on_token)
+        if follow is not None and draft.mode == "abstained":
+            draft.text = follow.refusal  # say what went wrong with the follow-up and how to ask
         if on_token and draft.streamed is None:
             on_token(draft.text)
         run.timings["total"] = time.perf_counter() - run.started
@@ -191,6 +201,12 @@ class AnswerChain:
             extra = [h for h in self.retriever.search(question, k=k, mode=mode) if h.paper.id not in seen]
             hits = (hits + extra)[: k or self.settings.top_k]
         return hits
+
+    def cited_before(self, paper_ids: Sequence[str]) -> list[Hit]:
+        """The papers the previous answer cited, in its order: what a follow-up without a model
+        is answered from (a paper no longer indexed is left out)."""
+        papers = [self.retriever.paper(pid) for pid in dict.fromkeys(paper_ids)]
+        return [Hit(paper=p, score=0.0, text=p.abstract) for p in papers if p is not None]
 
     def gather_evidence(self, run: _Run) -> list[ev.PaperEvidence]:
         """Each retrieved paper's best sentences for the question, and whether they answer it."""

@@ -1,9 +1,13 @@
 """A LangChain retriever over a citeline index, so any LangChain app can search it.
 
-``CitelineRetriever(settings=...)`` is a ``langchain_core`` ``BaseRetriever``: ``invoke(query)``
-returns one ``Document`` per relevant paper (citeline's hybrid search and per-paper relevance
-decision), its abstract as the content and its provenance (id, label, source, line, venue, year,
-url, scores) as metadata, so an answer built on it can still cite ``file:line``.
+``CitelineRetriever()`` is a ``langchain_core`` ``BaseRetriever``: ``invoke(query)`` returns one
+``Document`` per relevant paper (citeline's hybrid search and per-paper relevance decision), its
+abstract as the content and its provenance (id, label, source, line, venue, year, url, scores)
+as metadata, so an answer built on it can still cite ``file:line``.
+
+Without ``settings=`` it reads the same settings as the ``citeline`` command (``CITELINE_DATA_DIR``,
+``CITELINE_COLLECTION``, ``CITELINE_TOP_K``, the config file), and on first use fills the default
+collection with the bundled corpus as the command does, so a notebook and the shell see one index.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ from typing import Any
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr
 
+from rag.errors import CitelineError
 from rag.records import Hit
-from rag.retrieval import PaperSearch
-from rag.settings import Settings
+from rag.retrieval import MODES, PaperSearch
+from rag.settings import TOP_K_RANGE, Settings, load_settings
 
 
 def hit_document(hit: Hit) -> Document:
@@ -39,35 +44,61 @@ def hit_document(hit: Hit) -> Document:
     return Document(page_content=hit.text or paper.abstract, metadata=metadata, id=paper.id)
 
 
+def _checked_k(k: Any) -> int:
+    """``k`` as the CLI's ``-k`` takes it (1-200), or a one-line :class:`CitelineError`."""
+    low, high = TOP_K_RANGE
+    if isinstance(k, bool) or not isinstance(k, int) or not low <= k <= high:
+        raise CitelineError(f"k must be an integer between {low} and {high}, got {k!r}")
+    return k
+
+
 class CitelineRetriever(BaseRetriever):
     """Papers from a citeline index, as LangChain ``Document``s (one per relevant paper).
 
-    ``settings`` name the index (data dir, collection(s), store); ``k`` and ``mode`` are citeline's
-    search options; ``floor=False`` keeps papers the relevance decision would drop. A ``search``
-    object (any :class:`~rag.retrieval.PaperSearch`) may be passed instead, e.g. one already open.
+    ``settings`` name the index (data dir, collection(s), store); left out, they are the
+    ``citeline`` command's (environment and config file). ``k`` (default: the settings' top_k)
+    and ``mode`` are citeline's search options, and ``invoke(query, k=2)`` overrides them for one
+    call; ``floor=False`` keeps papers the relevance decision would drop. A ``search`` object (any
+    :class:`~rag.retrieval.PaperSearch`) may be passed instead, e.g. one already open.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     settings: Settings | None = None
-    k: int = 4
+    k: int | None = Field(default=None, ge=TOP_K_RANGE[0], le=TOP_K_RANGE[1])
     mode: str = "hybrid"
     floor: bool = True
     search: Any = None
     _search: PaperSearch | None = PrivateAttr(default=None)
 
     def _searcher(self) -> PaperSearch:
+        """The search (opened on first use; the default collection filled as the CLI fills it)."""
         if self._search is None:
             if self.search is not None:
                 self._search = self.search
             else:
+                from rag.index.ingest import ensure_index
                 from rag.retrieval.retriever import Retriever
 
-                self._search = Retriever(self.settings or Settings())
+                if self.settings is None:
+                    self.settings = load_settings()
+                ensure_index(self.settings)
+                self._search = Retriever(self.settings)
         return self._search
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        mode: str | None = None,
+        floor: bool | None = None,
     ) -> list[Document]:
-        hits = self._searcher().search(query, k=self.k, mode=self.mode, floor=self.floor)
+        """``invoke(query, k=..., mode=..., floor=...)``: the keywords apply to this call only."""
+        mode = mode or self.mode
+        if mode not in MODES:
+            raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
+        k = _checked_k(k) if k is not None else self.k
+        hits = self._searcher().search(query, k=k, mode=mode, floor=self.floor if floor is None else floor)
         return [hit_document(hit) for hit in hits]

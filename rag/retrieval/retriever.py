@@ -31,9 +31,16 @@ __all__ = ["MODES", "Retriever"]
 RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
 
 
-def metadata_filter(venue: str | None, year: int | None) -> dict | None:
-    """A Chroma ``where`` clause for the venue/year filters (exact match on the stored values)."""
-    clauses = [{key: value} for key, value in (("venue", venue), ("year", year)) if value is not None]
+def metadata_filter(venue: str | list[str] | None, year: int | None) -> dict | None:
+    """A Chroma ``where`` clause for the venue/year filters (exact match on the stored values;
+    ``venue`` may be the list of a venue's stored spellings, see :meth:`Retriever.venue_spellings`)."""
+    clauses: list[dict] = []
+    if isinstance(venue, list):
+        clauses.append({"venue": venue[0]} if len(venue) == 1 else {"venue": {"$in": venue}})
+    elif venue is not None:
+        clauses.append({"venue": venue})
+    if year is not None:
+        clauses.append({"year": year})
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
@@ -44,7 +51,11 @@ def _matches(meta: dict, where: dict | None) -> bool:
     if where is None:
         return True
     clauses = where.get("$and", [where])
-    return all(meta.get(key) == value for clause in clauses for key, value in clause.items())
+    return all(
+        meta.get(key) in value["$in"] if isinstance(value, dict) else meta.get(key) == value
+        for clause in clauses
+        for key, value in clause.items()
+    )
 
 
 @dataclass(eq=False)  # hashed by identity: results are grouped by the collection they came from
@@ -113,6 +124,7 @@ class Retriever:
             lambda store: query_lexical_index(settings.replace(collection=store.name), store), stores
         )
         self._parts = [_Collection(store, index) for store, index in zip(stores, lexical, strict=True)]
+        self._venues: list[str] | None = None
 
     @property
     def collections(self) -> list[str]:
@@ -126,6 +138,19 @@ class Retriever:
     def paper(self, paper_id: str) -> Paper | None:
         """The paper with this ID in any of the collections searched."""
         return find_paper([part.store for part in self._parts], paper_id)
+
+    def venues(self) -> list[str]:
+        """The venues the papers of the collections searched record, as stored (read once)."""
+        if self._venues is None:
+            tables = self._map(self._paper_table, self._parts)
+            self._venues = sorted({v for table in tables for v in table.venues if v})
+        return self._venues
+
+    def venue_spellings(self, venue: str) -> list[str]:
+        """The stored spellings of ``venue`` in any case ("icml" → ["ICML"]); empty when no paper
+        records it. Chroma matches metadata exactly, so a filter asks for these spellings."""
+        wanted = venue.strip().casefold()
+        return [v for v in self.venues() if v.casefold() == wanted]
 
     def term_weights(self, terms: list[str]) -> TermWeights:
         """IDF of each term over all the collections searched (chunk counts add up)."""
@@ -206,7 +231,7 @@ class Retriever:
         venue: str | None = None,
         year: int | None = None,
     ) -> list[Hit]:
-        """Papers for ``query``, best first; ``venue``/``year`` restrict to matching entries."""
+        """Papers for ``query``, best first; ``venue`` (any case) and ``year`` keep matching entries only."""
         query = checked_query(query, "query")
         if mode not in MODES:
             raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
@@ -214,7 +239,11 @@ class Retriever:
         pool = pool or max(4 * k, 20)
         query_vector = self.embedder.embed_query(query)
         papers: dict[str, _Candidate] = {}
-        where = metadata_filter(venue or self.settings.venue, year or self.settings.year)
+        venue = venue or self.settings.venue
+        spellings = self.venue_spellings(venue) if venue else None
+        if spellings == []:
+            return []  # no paper records this venue in any case (the caller can say so: venues())
+        where = metadata_filter(spellings, year or self.settings.year)
 
         n = pool * 2
         found = self._map(

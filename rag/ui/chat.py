@@ -69,18 +69,23 @@ class ChatSession:
             return self.command(line)
         if not sys.stdin.isatty():  # a terminal already shows what was typed; a transcript does not
             render.console.print(f"[bold cyan]> {render.shown(line)}[/]")
+        # Streamed on a terminal only: there a draft the check revises is rewritten in place; a
+        # transcript gets the checked answer once.
+        streaming = sys.stdout.isatty()
+        render.stream_reset()
         try:
             answer = self.library.ask(
-                line, self.turns, k=self.k, mode=self.mode, on_token=render.stream_token,
+                line, self.turns, k=self.k, mode=self.mode,
+                on_token=render.stream_token if streaming else None,
                 conversation=self.conversation, kind="chat",
             )  # fmt: skip
         except CitelineError as exc:
             self._error(exc)
             return True
-        render.answer_footer(answer, streamed=True)
+        render.answer_footer(answer, streamed=streaming)
         self.last = answer
         if not answer.abstained:
-            self.turns.append(Turn(line, answer.text))
+            self.turns.append(Turn(line, answer.text, tuple(c.paper.id for c in answer.citations)))
         return True
 
     def command(self, line: str) -> bool:

@@ -5,20 +5,27 @@ below; each answers from the same :class:`~rag.api.Library` as the CLI, so an an
 is the CLI's answer. Built on the official ``mcp`` SDK (``MCPServer``). stdout carries protocol
 messages only: progress, warnings and the embedded model's server log go to stderr or files.
 A failure comes back as a tool error with the CLI's one-line text, never a traceback.
+
+Every result is structured (``structuredContent``, described by each tool's output schema) and
+repeated as JSON text for clients that read only text. Text fields are plain text: LaTeX and
+Markdown from the paper lists (``$C^3$``, ``**x**``) are unwrapped as the terminal shows them,
+except a summary's ``markdown``, which is Markdown by design.
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from rag.api import Library
 from rag.errors import CitelineError
 from rag.records import Answer, Citation, Hit, Paper
 from rag.settings import MAX_PAPERS_RANGE, TOP_K_RANGE, Settings
+from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
     from rag.answer.llm import LLMHandle
@@ -53,7 +60,8 @@ MaxPapers = Annotated[
     ),
 ]
 VenueFilter = Annotated[
-    str | None, Field(description='Only papers of this venue, e.g. "ICML" (default: every venue).')
+    str | None,
+    Field(description='Only papers of this venue, in any case, e.g. "ICML" (default: every venue).'),
 ]
 YearFilter = Annotated[
     int | None, Field(ge=1, le=9999, description="Only papers of this year, e.g. 2026 (default: every year).")
@@ -67,42 +75,147 @@ CollectionName = Annotated[
 ]
 
 
+def _plain(text: str) -> str:
+    """Corpus text as a person reads it: LaTeX/Markdown unwrapped, no control characters."""
+    return printable(plain_text(text))
+
+
+class PaperRef(BaseModel):
+    """A paper's identity and provenance, as every tool returns it."""
+
+    id: str = Field(description="The paper's id in its collection; get_paper takes it.")
+    label: str = Field(
+        description="What to call the paper (plain text): its title, or, in a list without titles such "
+        "as the bundled ICML 2026 one, the method name taken from its abstract."
+    )
+    source: str = Field(description="The paper list file the entry comes from.")
+    line: int = Field(description="1-based line of the entry in that file: cite it as source:line.")
+    venue: str | None = Field(None, description="The venue the list records, e.g. ICML; null if none.")
+    year: int | None = Field(None, description="The year the list records; null if none.")
+    url: str | None = Field(None, description="The paper's URL when the list gives one.")
+
+
+class Ranked(PaperRef):
+    """A search result."""
+
+    rank: int = Field(description="1 for the most relevant paper, then 2, 3, ...")
+    similarity: float | None = Field(
+        None,
+        description="Cosine similarity (-1 to 1, higher is closer) between the query and the paper's "
+        "best-matching text. The order (rank) also weighs keyword (BM25) matches, so similarity need "
+        "not fall down the list; it is comparable across queries, the rank is not.",
+    )
+    abstract: str = Field(description="The paper's abstract, plain text.")
+
+
+class SearchResult(BaseModel):
+    """search_papers' result."""
+
+    papers: list[Ranked] = Field(
+        description="Relevant papers, most relevant first; papers judged not relevant are left out."
+    )
+    note: str | None = Field(
+        None, description="Why the list is empty when a filter explains it (e.g. a venue no paper records)."
+    )
+
+
+class Cited(PaperRef):
+    """A paper an answer cites."""
+
+    key: str = Field(description="The key the answer cites it by, as [key].")
+
+
+class AnswerResult(BaseModel):
+    """ask's result."""
+
+    answer: str = Field(description="The answer, plain text; every claim carries a [key] from citations.")
+    abstained: bool = Field(
+        description="True when the indexed papers do not answer the question: say so, do not guess."
+    )
+    mode: str = Field(
+        description="How the answer was made: generated (by the model), quoted (the papers' own "
+        "sentences), listing (every paper on a topic), extractive (no model) or abstained."
+    )
+    citations: list[Cited] = Field(description="Each [key] of the answer and the paper it stands for.")
+    model: str = Field(description="The model that wrote the answer, or none when no model was used.")
+    note: str | None = Field(
+        None, description="Why nothing was found when a filter explains it (e.g. a venue no paper records)."
+    )
+
+
+class PaperDetail(PaperRef):
+    """get_paper's result."""
+
+    title: str | None = Field(
+        description="The title, plain text; null when the list gives none (the bundled ICML 2026 list "
+        "gives abstracts only: label is then the method name)."
+    )
+    authors: list[str] | None = Field(description="The authors; null when the list gives none.")
+    abstract: str = Field(description="The full abstract, plain text.")
+
+
+class SummaryResult(BaseModel):
+    """summarize_topic's result."""
+
+    markdown: str = Field(
+        description="The overview as Markdown: a lead paragraph, themes with one cited sentence per "
+        "paper, and the papers covered with source:line."
+    )
+    citations: list[Cited] = Field(description="Each [key] of the overview and the paper it stands for.")
+
+
+class CollectionInfo(BaseModel):
+    """One collection on the store."""
+
+    name: str = Field(description="Pass it as collection to the other tools.")
+    chunks: int | None = Field(
+        description="Indexed chunks (about one per paper); null when it was built with another "
+        "embedding model and cannot be searched with this one."
+    )
+
+
+class CollectionsResult(BaseModel):
+    """list_collections' result."""
+
+    store: str = Field(description="Where the collections are stored (a directory or a Chroma server URL).")
+    collections: list[CollectionInfo] = Field(description="Every collection on the store.")
+
+
 def paper_record(paper: Paper) -> dict[str, Any]:
-    """A paper as the tools return it: identity and provenance, url when known."""
-    record: dict[str, Any] = {
+    """A paper as the tools return it: identity and provenance (text fields plain)."""
+    return {
         "id": paper.id,
-        "label": paper.display,
+        "label": _plain(paper.display),
         "source": paper.source,
         "line": paper.line,
         "venue": paper.venue or None,
         "year": paper.year,
-    }
-    if paper.url:
-        record["url"] = paper.url
-    return record
-
-
-def _citation(citation: Citation) -> dict[str, Any]:
-    return {"key": citation.key, **paper_record(citation.paper)}
-
-
-def _hit(hit: Hit) -> dict[str, Any]:
-    return {
-        **paper_record(hit.paper),
-        "score": round(hit.score, 4),
-        "abstract": hit.text or hit.paper.abstract,
+        "url": paper.url or None,
     }
 
 
-def answer_record(answer: Answer) -> dict[str, Any]:
-    """The ``ask`` tool's result."""
-    return {
-        "answer": answer.text,
-        "abstained": answer.abstained,
-        "mode": answer.mode,
-        "citations": [_citation(c) for c in answer.citations],
-        "model": answer.model,
-    }
+def _citation(citation: Citation) -> Cited:
+    return Cited(key=citation.key, **paper_record(citation.paper))
+
+
+def _hit(rank: int, hit: Hit) -> Ranked:
+    similarity = None if hit.similarity is None else round(hit.similarity, 4)
+    return Ranked(**paper_record(hit.paper), rank=rank, similarity=similarity,
+                  abstract=_plain(hit.text or hit.paper.abstract))  # fmt: skip
+
+
+def answer_record(answer: Answer, note: str | None = None) -> AnswerResult:
+    """The ``ask`` tool's result (the model named once for every way of answering without one)."""
+    from rag.answer.log import shown_model
+
+    return AnswerResult(
+        answer=_plain(answer.text),
+        abstained=answer.abstained,
+        mode=answer.mode,
+        citations=[_citation(c) for c in answer.citations],
+        model=shown_model(answer.model),
+        note=note,
+    )
 
 
 class Tools:
@@ -152,31 +265,37 @@ class Tools:
 
     def search_papers(
         self, query: str, k: int, venue: str | None, year: int | None, collection: str | None
-    ) -> dict:
+    ) -> SearchResult:
         """Ranked relevant papers for ``query``."""
-        hits = self.library(collection, venue, year).search(query, k=k)
-        return {"papers": [_hit(h) for h in hits]}
+        library = self.library(collection, venue, year)
+        hits = library.search(query, k=k)
+        note = None if hits else library.filter_problem()
+        return SearchResult(papers=[_hit(n, h) for n, h in enumerate(hits, start=1)], note=note)
 
-    def ask(self, question: str, k: int, venue: str | None, year: int | None, collection: str | None) -> dict:
+    def ask(
+        self, question: str, k: int, venue: str | None, year: int | None, collection: str | None
+    ) -> AnswerResult:
         """A cited answer (logged like a CLI ask, as kind ``mcp``)."""
         library = self.answering(collection, venue, year)
-        return answer_record(library.ask(question, k=k, kind="mcp"))
+        answer = library.ask(question, k=k, kind="mcp")
+        return answer_record(answer, None if answer.citations else library.filter_problem())
 
-    def get_paper(self, paper_id: str, collection: str | None) -> dict:
-        """One paper with its full abstract and authors."""
+    def get_paper(self, paper_id: str, collection: str | None) -> PaperDetail:
+        """One paper with its full abstract, and its title and authors when the list gives them."""
         paper = self.library(collection).paper(paper_id)
-        return {**paper_record(paper), "title": paper.title, "authors": list(paper.authors),
-                "abstract": paper.abstract}  # fmt: skip
+        return PaperDetail(**paper_record(paper), title=_plain(paper.title) if paper.title else None,
+                           authors=[_plain(a) for a in paper.authors] or None,
+                           abstract=_plain(paper.abstract))  # fmt: skip
 
     def summarize_topic(
         self, topic: str, max_papers: int, venue: str | None, year: int | None, collection: str | None
-    ) -> dict:
+    ) -> SummaryResult:
         """A cited overview: Markdown and the papers it covers."""
         summary = self.answering(collection, venue, year).summarize(topic, max_papers=max_papers)
-        return {"markdown": summary.to_markdown(), "citations": [_citation(Citation(n.key, n.paper))
-                                                                for n in summary.papers]}  # fmt: skip
+        citations = [_citation(Citation(n.key, n.paper)) for n in summary.papers]
+        return SummaryResult(markdown=summary.to_markdown(), citations=citations)
 
-    def list_collections(self) -> dict:
+    def list_collections(self) -> CollectionsResult:
         """Every collection on the configured store, with its chunk count."""
         from rag.index.embeddings import make_embedder
         from rag.index.store import Store
@@ -192,8 +311,8 @@ class Tools:
                 count = scoped.open(model).count()
             except CitelineError:  # built with another embedding model: listed, not usable
                 count = None
-            found.append({"name": name, "chunks": count})
-        return {"store": store.location, "collections": found}
+            found.append(CollectionInfo(name=name, chunks=count))
+        return CollectionsResult(store=store.location, collections=found)
 
 
 def _guarded(work: Callable[[], _T]) -> _T:
@@ -249,6 +368,8 @@ def build_server(settings: Settings):
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from pydantic import ValidationError
 
+    import rag
+
     class Server(MCPServer):
         async def call_tool(self, name, arguments, context=None):  # the SDK's signature
             try:
@@ -268,31 +389,38 @@ def build_server(settings: Settings):
     top_k = settings.top_k
 
     tools = Tools(settings)
-    server = Server("citeline", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = Server("citeline", version=rag.__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
-    @server.tool()
+    def tool(function: Callable[..., _T]) -> Callable[..., _T]:
+        """Register ``function`` as a tool, its docstring as one paragraph (a client shows the
+        description as it is: the docstring's indentation and line breaks would show too)."""
+        description = " ".join(inspect.cleandoc(function.__doc__ or "").split())
+        return server.tool(description=description, structured_output=True)(function)
+
+    @tool
     def search_papers(
         query: Annotated[str, Field(description="What to look for: words, a method name or a question.")],
         k: PapersK = top_k,
         venue: VenueFilter = None,
         year: YearFilter = None,
         collection: CollectionName = None,
-    ) -> dict:
+    ) -> SearchResult:
         """Find indexed ML papers relevant to a query (hybrid dense + keyword search; papers judged
-        not relevant are left out, so an empty list means nothing matches). Returns each paper's id,
-        label (title or method name), source file and line, venue, year, url when known, score and
-        abstract. Filter with venue (e.g. "ICML") and year; collection names an index (default: the
+        not relevant are left out, so an empty list means no indexed paper matches; note says when a
+        filter is the reason). Returns each paper's id, label (title or method name), source file
+        and line, venue, year, url when known, rank, similarity and abstract, as plain text. Filter
+        with venue (e.g. "ICML", any case) and year; collection names an index (default: the
         configured one; several as "a,b" or a glob "icml*")."""
         return _guarded(lambda: tools.search_papers(query, k, venue, year, collection))
 
-    @server.tool()
+    @tool
     def ask(
         question: Annotated[str, Field(description="The question, in plain language.")],
         k: PapersK = top_k,
         venue: VenueFilter = None,
         year: YearFilter = None,
         collection: CollectionName = None,
-    ) -> dict:
+    ) -> AnswerResult:
         """Answer a question about the indexed papers with citations. Every claim in "answer" carries
         a [key]; "citations" maps each key to the paper's id, label, source file and line, venue,
         year and url. abstained=true means the papers do not answer it (say so, do not guess). mode
@@ -300,32 +428,33 @@ def build_server(settings: Settings):
         paper on a topic, for "which papers study X?"), extractive or abstained."""
         return _guarded(lambda: tools.ask(question, k, venue, year, collection))
 
-    @server.tool()
+    @tool
     def get_paper(
         id: Annotated[
             str, Field(description='The paper\'s id, as search_papers or ask gave it (e.g. "000-02").')
         ],
         collection: CollectionName = None,
-    ) -> dict:
-        """One paper by its id (as returned by search_papers or ask): title, authors, full abstract,
-        source file and line, venue, year, url."""
+    ) -> PaperDetail:
+        """One paper by its id (as returned by search_papers or ask): full abstract, source file
+        and line, venue, year, url, and its title and authors when the paper list gives them (null
+        otherwise: the bundled ICML 2026 list gives abstracts only)."""
         return _guarded(lambda: tools.get_paper(id, collection))
 
-    @server.tool()
+    @tool
     def summarize_topic(
         topic: Annotated[str, Field(description='The topic, in a few words (e.g. "watermarking").')],
         max_papers: MaxPapers = 30,
         venue: VenueFilter = None,
         year: YearFilter = None,
         collection: CollectionName = None,
-    ) -> dict:
+    ) -> SummaryResult:
         """A cited overview of every indexed paper on a topic: a lead paragraph, themes with one cited
         sentence per paper, and the list of papers covered, as Markdown, plus the citations. Slower
         than ask (it reads up to max_papers papers)."""
         return _guarded(lambda: tools.summarize_topic(topic, max_papers, venue, year, collection))
 
-    @server.tool()
-    def list_collections() -> dict:
+    @tool
+    def list_collections() -> CollectionsResult:
         """The indexes (collections) on the configured store and how many chunks each holds; pass a
         name as collection to the other tools."""
         return _guarded(tools.list_collections)
@@ -333,6 +462,217 @@ def build_server(settings: Settings):
     return server
 
 
+def server_command() -> list[str]:
+    """The absolute command that starts ``citeline mcp`` with this very installation.
+
+    A client (Claude Desktop, an IDE, the MCP Inspector) does not inherit a shell's PATH, so the
+    bare name ``citeline`` is not found unless the virtualenv is on the system PATH. The script
+    next to this Python (the virtualenv's ``bin``) is preferred, then the one on PATH; failing
+    both, this Python runs the CLI module.
+    """
+    import shutil
+    import sys
+    from pathlib import Path
+
+    beside = Path(sys.executable).parent / ("citeline.exe" if sys.platform == "win32" else "citeline")
+    if beside.is_file():
+        return [str(beside.absolute()), "mcp"]
+    found = shutil.which("citeline")
+    if found:
+        return [str(Path(found).absolute()), "mcp"]
+    return [str(Path(sys.executable).absolute()), "-m", "cli", "mcp"]
+
+
+def client_config(settings: Settings, config_file: str | None = None) -> dict[str, Any]:
+    """The ``mcpServers`` block for a client's configuration, with absolute paths throughout.
+
+    The environment carries what the server cannot guess: the data dir, the collection and the
+    model setting (``CITELINE_LLM``: ``none`` answers without a model). Keys are never written:
+    an OpenAI key stays in the client's own environment.
+    """
+    command, *args = server_command()
+    env = {"CITELINE_DATA_DIR": str(settings.data_dir.expanduser().absolute()), "CITELINE_LLM": settings.llm}
+    if settings.collection != "default":
+        env["CITELINE_COLLECTION"] = settings.collection
+    if settings.llm_base_url:
+        env["CITELINE_LLM_BASE_URL"] = settings.llm_base_url
+    if settings.llm_model:
+        env["CITELINE_LLM_MODEL"] = settings.llm_model
+    if settings.chroma_url:
+        env["CITELINE_CHROMA_URL"] = settings.chroma_url
+    if not settings.log:
+        env["CITELINE_LOG"] = "false"
+    if config_file:
+        from pathlib import Path
+
+        env["CITELINE_CONFIG"] = str(Path(config_file).expanduser().absolute())
+    return {"mcpServers": {"citeline": {"command": command, "args": args, "env": env}}}
+
+
+CONFIG_HELP = (
+    "Paste the block above into claude_desktop_config.json or your client's MCP settings. "
+    "CITELINE_LLM chooses the model: none (extractive answers, no model), local (the embedded "
+    "model), openai (any OpenAI-compatible server: add CITELINE_LLM_BASE_URL and CITELINE_LLM_MODEL, "
+    "and OPENAI_API_KEY for OpenAI itself), auto (openai if configured, else local if installed, "
+    "else none)."
+)
+
+
 def serve(settings: Settings) -> None:
-    """Serve the tools over stdio until the client closes the connection."""
-    build_server(settings).run()
+    """Serve the tools over stdio until the client closes the connection.
+
+    A client may close stdin right after its last request (a script piping requests in): the
+    requests already read are still answered before the server stops (see :class:`_Pending`).
+    A client that closes its end early (stdout gone) ends the server quietly: the SDK reports a
+    closed pipe as an exception group from its task group, which would print a traceback.
+    """
+    import anyio
+
+    server = build_server(settings)
+    try:
+        anyio.run(_run_stdio, server)
+    except BaseException as exc:
+        if not _closed_pipe(exc):
+            raise
+        _quiet_stdout()
+
+
+async def _run_stdio(server) -> None:
+    """The SDK's stdio loop, with end of input held back until every request read is answered."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        pending = _Pending()
+        await server._lowlevel_server.run(
+            _AnsweredBeforeEnd(read_stream, pending),
+            _NotingAnswers(write_stream, pending),
+            server._lowlevel_server.create_initialization_options(),
+        )
+
+
+class _Pending:
+    """Ids of the requests read and not yet answered (a cancelled one needs no answer)."""
+
+    def __init__(self) -> None:
+        self.ids: set = set()
+
+    def read(self, item: Any) -> None:
+        """Note a message read: a request now awaits its answer; a cancellation drops one."""
+        message = getattr(item, "message", None)
+        method = getattr(message, "method", None)
+        if method is not None and getattr(message, "id", None) is not None:
+            self.ids.add(message.id)
+        elif method == "notifications/cancelled":
+            params = getattr(message, "params", None) or {}
+            self.ids.discard(params.get("requestId") if isinstance(params, dict) else None)
+
+    def answered(self, item: Any) -> None:
+        """Note a message sent: a response (or error) answers its request."""
+        message = getattr(item, "message", None)
+        if getattr(message, "method", None) is None:
+            self.ids.discard(getattr(message, "id", None))
+
+    async def drained(self) -> None:
+        """Wait until every request read has been answered."""
+        import anyio
+
+        while self.ids:
+            await anyio.sleep(0.05)
+
+
+class _AnsweredBeforeEnd:
+    """stdin's message stream, whose end the server sees only once the requests read are answered
+    (the SDK stops serving, and drops the replies in flight, as soon as its input ends)."""
+
+    def __init__(self, inner: Any, pending: _Pending) -> None:
+        self._inner, self._pending = inner, pending
+
+    @property
+    def last_context(self) -> Any:
+        """The sender context of the last message (the SDK reads it, see ``ReadStream``)."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        """The next message; at end of input, the end only once the pending requests are answered."""
+        import anyio
+
+        try:
+            item = await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            await self._pending.drained()
+            raise
+        self._pending.read(item)
+        return item
+
+    def __aiter__(self) -> _AnsweredBeforeEnd:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        """Close the wrapped stream."""
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        """Close the wrapped stream (synchronously)."""
+        self._inner.close()
+
+    async def __aenter__(self) -> _AnsweredBeforeEnd:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _NotingAnswers:
+    """stdout's message stream, noting each reply sent (see :class:`_Pending`)."""
+
+    def __init__(self, inner: Any, pending: _Pending) -> None:
+        self._inner, self._pending = inner, pending
+
+    async def send(self, item: Any) -> None:
+        """Write ``item`` and note it as the answer it is."""
+        await self._inner.send(item)
+        self._pending.answered(item)
+
+    async def aclose(self) -> None:
+        """Close the wrapped stream."""
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        """Close the wrapped stream (synchronously)."""
+        self._inner.close()
+
+    async def __aenter__(self) -> _NotingAnswers:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _closed_pipe(exc: BaseException) -> bool:
+    """True when ``exc`` (or every exception of a group) is a closed pipe or stream."""
+    import anyio
+
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_closed_pipe(inner) for inner in exc.exceptions)
+    return isinstance(exc, BrokenPipeError | ConnectionResetError | anyio.ClosedResourceError
+                      | anyio.BrokenResourceError)  # fmt: skip
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so Python's flush at exit does not fail on the closed pipe."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -166,10 +166,11 @@ def paper_detail(paper: Paper) -> None:
     console.print(shown(paper.abstract), soft_wrap=False)
 
 
-def hits_table(hits: list[Hit], mode: str) -> None:
-    """Search results with their scores."""
+def hits_table(hits: list[Hit], mode: str, problem: str | None = None) -> None:
+    """Search results with their scores; an empty list says why when a filter is the reason."""
     if not hits:
-        console.print("[dim]No paper is relevant enough to this query.[/]")
+        console.print(f"[dim]{shown(problem[0].upper() + problem[1:])}.[/]" if problem
+                      else "[dim]No paper is relevant enough to this query.[/]")  # fmt: skip
         return
     table = Table(box=None, pad_edge=False)
     for column in ("#", "Score", "Sim", "ID", "Label", "Source"):
@@ -334,15 +335,83 @@ def comparison(rows: list[list[str]]) -> None:
     _table(["section", "config", "metric", "A", "B", "B−A"], rows, title="B compared with A")
 
 
+# What the current answer streamed, as shown: to say what the check changed, and to rewrite it in
+# place on a terminal (see answer_footer).
+_streamed: list[str] = []
+
+
 def stream_token(piece: str) -> None:
     """Print a piece of a streamed answer as it arrives."""
-    sys.stdout.write(printable(plain_text(piece)))  # quoted evidence arrives whole: LaTeX unwrapped
+    text = printable(plain_text(piece))  # quoted evidence arrives whole: LaTeX unwrapped
+    _streamed.append(text)
+    sys.stdout.write(text)
     sys.stdout.flush()
 
 
+def stream_reset() -> None:
+    """Forget what an earlier answer streamed (one that failed mid-way left no footer to take it)."""
+    _streamed.clear()
+
+
+def _take_streamed() -> str:
+    text = "".join(_streamed)
+    _streamed.clear()
+    return text
+
+
+def check_changes(streamed: str, checked: str) -> list[str] | None:
+    """What the check changed between the streamed and the checked answer, in plain words; None
+    (not a list) when it changed more than citations and removed sentences (then show it whole)."""
+    from rag.text import cited_sentences, normalized
+
+    before = [(normalized(s), keys) for s, keys in cited_sentences(plain_text(streamed))]
+    after = [(normalized(s), keys) for s, keys in cited_sentences(plain_text(checked))]
+    kept = [s for s, _ in after]
+    if any(s not in dict(before) for s in kept):
+        return None
+    changes = []
+    removed = sum(1 for s, _ in before if s not in kept)
+    if removed:
+        changes.append(f"removed {removed} sentence(s) no retrieved paper supports")
+    cited_before = dict(before)
+    for n, (sentence, keys) in enumerate(after, start=1):
+        if sorted(set(keys)) != sorted(set(cited_before[sentence])):
+            now = " ".join(f"[{k}]" for k in dict.fromkeys(keys)) or "nothing"
+            was = " ".join(f"[{k}]" for k in dict.fromkeys(cited_before[sentence])) or "nothing"
+            changes.append(f"sentence {n} now cites {now}, the paper whose text supports it (it cited {was})")
+    if not changes:
+        changes.append("citations moved to the end of the sentence each supports; the text is unchanged")
+    return changes
+
+
+def _rewrite(streamed: str, checked: str) -> bool:
+    """Replace the streamed lines on a terminal by the checked answer; False when it cannot (not a
+    terminal, or the streamed text has scrolled beyond the top of the screen)."""
+    from rich.cells import cell_len
+
+    if not console.is_terminal or not streamed:
+        return False
+    width = max(console.width, 1)
+    rows = sum(max(1, -(-cell_len(line) // width)) for line in streamed.split("\n"))
+    if rows >= console.height:
+        return False
+    sys.stdout.write("\r" + (f"\x1b[{rows - 1}A" if rows > 1 else "") + "\x1b[J")
+    sys.stdout.flush()
+    console.print(shown(checked))
+    return True
+
+
 def answer_footer(answer: Answer, streamed: bool) -> None:
-    """After a streamed answer: what validation changed, then the numbered sources."""
-    if streamed:
+    """The answer once, checked (a streamed draft the check revised is rewritten in place on a
+    terminal), what the check changed in plain words, then the numbered sources."""
+    shown_stream = _take_streamed() if streamed else ""
+    changes: list[str] | None = []
+    if streamed and answer.revised:
+        changes = check_changes(shown_stream, answer.text)
+        if not _rewrite(shown_stream, answer.text):
+            sys.stdout.write("\n")
+            console.print(f"[dim]checked answer:[/] {shown(answer.text)}")
+    elif streamed:
         sys.stdout.write("\n")
     else:
         console.print(shown(answer.text))
@@ -354,12 +423,14 @@ def answer_footer(answer: Answer, streamed: bool) -> None:
     moved = sum(s["status"] == "reattributed" for s in answer.attribution)
     if dropped:
         warn(f"{dropped} sentence(s) that no retrieved paper supports were removed")
-    if moved:
-        errors.print(f"[dim]{moved} sentence(s) attributed to the paper whose text supports them[/]")
+    if changes:
+        for change in changes:
+            if not change.startswith("removed "):  # said by the warning above
+                errors.print(f"[dim]checked: {escape(change)}[/]")
+    elif moved:
+        errors.print(f"[dim]{moved} sentence(s) now cite the paper whose text supports them[/]")
     if answer.mode == "quoted":
         errors.print("[dim]quoted from the papers: the model did not answer, but this evidence does[/]")
-    if streamed and answer.revised:
-        console.print(f"[dim]checked answer:[/] {shown(answer.text)}")
     if not answer.grounded:
         warn("this answer cites none of the retrieved papers: treat it as ungrounded")
     sources(answer)
@@ -385,19 +456,22 @@ def sources(answer: Answer) -> None:
 
 
 def log_table(entries: list) -> None:
-    """Logged answers: id, time, kind, question, model."""
+    """Logged answers, newest first: id, time, kind, collection, conversation (for ``--cid``),
+    question, papers cited, model."""
     import time
 
     if not entries:
         console.print("[dim]No logged answers.[/]")
         return
     table = Table(box=None, pad_edge=False)
-    for column in ("#", "Time", "Kind", "Question", "Papers", "Model"):
-        table.add_column(column, overflow="ellipsis", no_wrap=column != "Question", max_width=None)
+    for column in ("#", "Time", "Kind", "Collection", "Conversation", "Question", "Papers", "Model"):
+        table.add_column(column, overflow="ellipsis", no_wrap=column != "Question",
+                         max_width=ID_WIDTH if column == "Collection" else None)  # fmt: skip
     for entry in entries:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.time))
-        table.add_row(str(entry.id), when, entry.kind, shown(entry.question), str(len(entry.citations)),
-                      shown(entry.model or ""))  # fmt: skip
+        table.add_row(str(entry.id), when, entry.kind, shown(entry.collection or "", latex=False),
+                      shown(entry.conversation, latex=False), shown(entry.question),
+                      str(len(entry.citations)), shown(entry.model or ""))  # fmt: skip
     console.print(table)
 
 
@@ -406,8 +480,9 @@ def log_entry(entry) -> None:
     import time
 
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
+    conversation = shown(entry.conversation, latex=False)
     console.print(f"[dim]#{entry.id} · {when} · {entry.kind} · {shown(entry.collection or '')} · "
-                  f"{shown(entry.model or '')}[/]")  # fmt: skip
+                  f"{shown(entry.model or '')} · conversation {conversation}[/]")  # fmt: skip
     console.print(f"[bold]> {shown(entry.question)}[/]")
     if entry.standalone and entry.standalone != entry.question:
         console.print(f"[dim]  (as: {shown(entry.standalone)})[/]")

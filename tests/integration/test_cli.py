@@ -132,7 +132,9 @@ def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_
     ]
     assert listed[0]["conversation"] == listed[1]["conversation"]  # --continue kept the conversation
     found = json.loads(run(["log", "-q", "adascale optfs", "--json"], settings).stdout)
-    assert [e["id"] for e in found] == [listed[1]["id"]]
+    # Newest first; the follow-up is logged with its standalone question, which names both methods.
+    assert [e["id"] for e in found] == [listed[0]["id"], listed[1]["id"]]
+    assert listed[0]["standalone"].startswith("By how much does AdaSCALE beat OptFS")
     shown = run(["log", "show", str(listed[1]["id"])], settings, extra_env={"COLUMNS": "200"})
     assert first["answer"].split()[0] in shown.stdout and "000_888317b1d60d9493.txt:5" in shown.stdout
     run(["chat"], settings, stdin="What is AdaSCALE?\nWhat does OptFS do?\n")
@@ -157,3 +159,80 @@ def test_bibtex_for_a_paper_an_answer_and_a_summary(seed_settings):
     assert "BibTeX" in summary and "@misc{" in summary
     bad = run(["ask", "x?", "--cite", "ris"], seed_settings)
     assert bad.returncode == 2 and "bibtex" in bad.stderr
+
+
+def _private_copy(seed_settings, tmp_path):
+    """Settings over a copy of the seed index with an empty log (the test's log is its own)."""
+    import shutil
+
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data")
+    shutil.copytree(seed_settings.data_dir, settings.data_dir)
+    (settings.data_dir / "logs.sqlite").unlink(missing_ok=True)
+    return settings
+
+
+def test_a_follow_up_without_a_model_is_answered_from_the_papers_cited_before_or_refused(
+    seed_settings, tmp_path
+):
+    settings = _private_copy(seed_settings, tmp_path)
+    first = json.loads(run(["ask", "What is GenAlign?", "--json"], settings).stdout)
+    assert [c["id"] for c in first["citations"]] == ["000-01"]
+    follow = json.loads(run(["ask", "-C", "Does it use reinforcement learning?", "--json"], settings).stdout)
+    assert [c["id"] for c in follow["citations"]] == ["000-01"] and "reinforcement learning" in follow[
+        "answer"
+    ]
+    assert follow["standalone_question"] == "What is GenAlign? Does it use reinforcement learning?"
+    fragment = json.loads(
+        run(["ask", "-C", "and how many MLLMs does it improve?", "--json"], settings).stdout
+    )
+    assert [c["id"] for c in fragment["citations"]] == ["000-01"] and "three MLLMs" in fragment["answer"]
+    # A follow-up the papers cited before do not speak to is refused, not answered from others.
+    elsewhere = json.loads(run(["ask", "-C", "What about watermarking?", "--json"], settings).stdout)
+    assert elsewhere["abstained"] and elsewhere["citations"] == []
+    assert elsewhere["answer"].startswith("The papers cited before (000-01) do not answer this follow-up")
+
+
+def test_chat_without_a_model_resolves_an_elliptic_follow_up_against_the_conversation(seed_settings):
+    script = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?\nand on which benchmark?\n"
+    result = run(["chat", "--no-log"], seed_settings, stdin=script, extra_env={"COLUMNS": "300"})
+    assert result.returncode == 0, result.stderr
+    follow_up = result.stdout.split("> and on which benchmark?")[1]
+    assert "ImageNet-1k benchmark" in follow_up and "[000-02]" in follow_up
+    assert "Sources\n 1. [000-02] AdaSCALE" in follow_up and " 2. " not in follow_up
+
+
+def test_log_shows_collection_and_conversation_filters_and_cid_continues_any_conversation(
+    seed_settings, tmp_path
+):
+    settings = _private_copy(seed_settings, tmp_path)
+    run(["ask", "What is GenAlign?"], settings)
+    first = json.loads(run(["log", "--json"], settings).stdout)[0]
+    run(["ask", "What does the sandbagging detection framework exploit?"], settings)  # now the last one
+    follow = run(["ask", "--cid", first["conversation"], "Does it use reinforcement learning?", "--json"],
+                 settings)  # fmt: skip
+    assert [c["id"] for c in json.loads(follow.stdout)["citations"]] == ["000-01"], follow.stderr
+    run(["chat", "--cid", first["conversation"]], settings, stdin="and how many MLLMs does it improve?\n")
+    talk = json.loads(run(["log", "--cid", first["conversation"], "--json"], settings).stdout)
+    assert [(e["kind"], e["question"]) for e in talk] == [
+        ("chat", "and how many MLLMs does it improve?"),
+        ("ask", "Does it use reinforcement learning?"),
+        ("ask", "What is GenAlign?"),
+    ]
+    assert [e["id"] for e in json.loads(run(["log", "--kind", "chat", "--json"], settings).stdout)] == [
+        talk[0]["id"]
+    ]
+    assert json.loads(run(["log", "-c", "icml2024", "--json"], settings).stdout) == []
+    table = run(["log"], settings, extra_env={"COLUMNS": "250"}).stdout
+    header = table.splitlines()[0].split()
+    assert header == ["#", "Time", "Kind", "Collection", "Conversation", "Question", "Papers", "Model"]
+    row = next(line for line in table.splitlines() if "What is GenAlign?" in line).split()
+    assert row[4:6] == ["default", first["conversation"]] and row[-1] == "none"
+    assert "none (extractive)" not in table and "no model call" not in table
+    bad = run(["log", "--kind", "talk"], settings)
+    assert bad.returncode != 0 and "use one of ask, chat, mcp, summarize" in bad.stderr
+    missing = run(["ask", "--cid", "0123456789ab", "x?"], settings)
+    assert missing.returncode == 1 and missing.stderr.startswith(
+        "error: no logged conversation '0123456789ab'"
+    )

@@ -49,3 +49,25 @@ def test_topic_selection_filters_by_venue_in_any_case_and_by_year(retriever):
     }
     only = retriever.select_topic("graph neural networks", venue="ICML", year=2023)
     assert [h.paper.id for h in only.hits] == ["c"] and only.candidates == 1
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "bm25"])
+def test_the_venue_filter_matches_in_any_case_in_every_mode(retriever, mode):
+    for spelling in ("icml", "Icml", " ICML "):
+        found = retriever.search("graph neural networks", k=5, mode=mode, floor=False, venue=spelling)
+        assert {h.paper.id for h in found} == {"a", "c"}, spelling
+    scoped = Retriever(retriever.settings.replace(venue="neurips"), embedder=retriever.embedder)
+    assert [h.paper.id for h in scoped.search("graph neural networks", k=5, mode=mode, floor=False)] == ["b"]
+
+
+def test_a_venue_no_paper_records_finds_nothing_and_the_library_says_why(retriever):
+    from rag import Library
+
+    assert retriever.search("graph neural networks", k=5, floor=False, venue="ICLR") == []
+    assert retriever.venues() == ["ICML", "NeurIPS"]
+    library = Library(retriever.settings.replace(venue="ICLR"), retriever=retriever)
+    assert library.filter_problem() == (
+        f"no paper in collection {retriever.settings.collection!r} records the venue 'ICLR' "
+        "(its papers record: ICML, NeurIPS)"
+    )
+    assert Library(retriever.settings.replace(venue="icml"), retriever=retriever).filter_problem() is None

@@ -9,6 +9,9 @@ import tempfile
 import anyio
 import pytest
 
+from rag import __version__
+from rag.text import plain_text
+
 from .test_cli import run
 
 pytest.importorskip("mcp")
@@ -129,7 +132,7 @@ def test_an_answer_through_mcp_is_the_cli_answer(seed_settings):
     )
     through_mcp = _data(results["ask"])
     cli = json.loads(run(["ask", question, "--json", "--no-log"], seed_settings).stdout)
-    assert through_mcp["answer"] == cli["answer"]
+    assert through_mcp["answer"] == plain_text(cli["answer"])  # the same answer, LaTeX unwrapped
     assert [c["id"] for c in through_mcp["citations"]] == [c["id"] for c in cli["citations"]]
 
 
@@ -235,3 +238,130 @@ def test_out_of_range_numbers_are_one_line_tool_errors_and_every_argument_is_des
         assert (k["minimum"], k["maximum"], k["default"]) == (1, 200, seed_settings.top_k)
     max_papers = tools["summarize_topic"]["properties"]["max_papers"]
     assert (max_papers["minimum"], max_papers["maximum"], max_papers["default"]) == (1, 1000, 30)
+
+
+def _raw_session(env, messages, close_stdout=False):
+    """``citeline mcp`` fed ``messages`` on stdin, which is then closed at once (a script's client);
+    the replies, the stderr and the exit code."""
+    import subprocess
+
+    process = subprocess.Popen(["citeline", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    lines = "".join(json.dumps(m) + "\n" for m in messages)
+    if close_stdout:  # the client goes away before reading anything
+        process.stdout.close()
+        process.stdin.write(lines)
+        process.stdin.close()
+        stderr = process.stderr.read()
+        return [], stderr, process.wait(timeout=120)
+    out, stderr = process.communicate(lines, timeout=120)
+    return [json.loads(line) for line in out.splitlines()], stderr, process.returncode
+
+
+_HANDSHAKE = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+     "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search_papers",
+     "arguments": {"query": "watermarking", "k": 2}}},
+]  # fmt: skip
+
+
+def test_a_request_is_answered_when_the_client_closes_stdin_right_after_sending_it(seed_settings):
+    env = {**os.environ, "CITELINE_DATA_DIR": str(seed_settings.data_dir), "CITELINE_LLM": "none",
+           "CITELINE_LOG": "false"}  # fmt: skip
+    replies, stderr, code = _raw_session(env, _HANDSHAKE)
+    assert [r.get("id") for r in replies] == [1, 2], stderr
+    assert replies[1]["result"]["structuredContent"]["papers"] and code == 0
+
+
+def test_a_client_gone_before_the_reply_ends_the_server_quietly(seed_settings):
+    env = {**os.environ, "CITELINE_DATA_DIR": str(seed_settings.data_dir), "CITELINE_LLM": "none",
+           "CITELINE_LOG": "false"}  # fmt: skip
+    _, stderr, code = _raw_session(env, _HANDSHAKE, close_stdout=True)
+    assert code == 0 and "error" not in stderr.lower() and "Traceback" not in stderr, stderr
+
+
+def test_the_printed_client_config_starts_the_server_as_printed_without_the_virtualenv_on_path(
+    seed_settings, tmp_path
+):
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    printed = run(["mcp", "--print-config", "--llm", "none", "--no-log"], seed_settings)
+    block = json.loads(printed.stdout)["mcpServers"]["citeline"]
+    assert os.path.isabs(block["command"]) and block["args"][-1] == "mcp"
+    assert block["env"] == {"CITELINE_DATA_DIR": str(seed_settings.data_dir), "CITELINE_LLM": "none",
+                            "CITELINE_LOG": "false"}  # fmt: skip
+    assert "CITELINE_LLM chooses the model: none" in " ".join(printed.stderr.split())
+
+    # As a desktop client starts it: the printed block, and a PATH without the virtualenv's bin
+    # (PYTHONPATH only so that a worktree under test runs its own code).
+    env = {**block["env"], "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+
+    async def session():
+        params = StdioServerParameters(command=block["command"], args=block["args"], env=env)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            info = await client.initialize()
+            result = await client.call_tool("search_papers", {"query": "sandbagging detection", "k": 1})
+            return info, result
+
+    info, result = anyio.run(session)
+    assert info.server_info.name == "citeline" and info.server_info.version == __version__ != ""
+    assert result.structured_content["papers"][0]["id"] == "003-01"
+
+
+def test_results_are_structured_plain_text_with_every_field_explained(seed_settings):
+    calls = {
+        "search": ("search_papers", {"query": "sandbagging detection", "k": 2, "venue": "icml"}),
+        "other_venue": ("search_papers", {"query": "sandbagging detection", "venue": "NeurIPS"}),
+        "ask_other_venue": ("ask", {"question": "What does C3 exploit?", "venue": "neurips"}),
+        "paper": ("get_paper", {"id": "000-02"}),
+        "ask": ("ask", {"question": "What does the sandbagging detection framework exploit?"}),
+    }
+    results = anyio.run(_session_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
+    for name in calls:
+        result = results[name]
+        assert not result.is_error and result.structured_content == json.loads(result.content[0].text)
+
+    papers = results["search"].structured_content["papers"]
+    assert papers[0]["id"] == "003-01" and papers[0]["venue"] == "ICML"  # "icml" matches "ICML"
+    assert papers[0]["label"] == "C^3" and papers[0]["rank"] == 1  # not "$C^3$"
+    assert "$" not in papers[0]["abstract"] and "score" not in papers[0]
+    for name in ("other_venue",):
+        assert results[name].structured_content == {
+            "papers": [],
+            "note": "no paper in collection 'default' records the venue 'NeurIPS' (its papers record: ICML)",
+        }
+    assert "records the venue 'neurips'" in results["ask_other_venue"].structured_content["note"]
+    answer = results["ask"].structured_content
+    assert "**" not in answer["answer"] and "$" not in answer["answer"] and answer["model"] == "none"
+    paper = results["paper"].structured_content
+    assert (paper["label"], paper["title"], paper["authors"]) == ("AdaSCALE", None, None)
+
+    tools = {t.name: t for t in results["tools"]}
+    for tool in tools.values():
+        assert tool.output_schema and "\n" not in tool.description and "  " not in tool.description
+    ranked = tools["search_papers"].output_schema["$defs"]["Ranked"]["properties"]
+    assert "Cosine similarity" in ranked["similarity"]["description"]
+    assert "any case" in tools["search_papers"].input_schema["properties"]["venue"]["description"]
+
+
+def test_get_paper_gives_a_listed_papers_title_and_authors_as_plain_text(tmp_path):
+    records = [{"id": "p1", "title": "$C^3$: **Consistency** checks for sandbagging",
+                "authors": ["Ada Lovelace", "Alan Turing"], "venue": "ICML", "year": 2025,
+                "abstract": "We detect sandbagging with $C^3$, a consistency check."}]  # fmt: skip
+    path = tmp_path / "titled.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records))
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data", llm="none")
+    assert run(["ingest", str(path), "-c", "titled"], settings).returncode == 0
+    calls = {"paper": ("get_paper", {"id": "p1", "collection": "titled"})}
+    results = anyio.run(_session_calls, settings.data_dir, {"CITELINE_LOG": "false"}, calls)
+    paper = results["paper"].structured_content
+    assert paper["title"] == "C^3: Consistency checks for sandbagging" == paper["label"]
+    assert paper["authors"] == ["Ada Lovelace", "Alan Turing"]
+    assert paper["abstract"] == "We detect sandbagging with C^3, a consistency check."

@@ -55,6 +55,47 @@ def test_the_last_conversation_comes_back_with_its_answered_turns_in_order(tmp_p
     ]
 
 
+def test_search_results_come_newest_first_and_filter_by_kind_collection_and_conversation(tmp_path):
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    talk = new_conversation()
+    old = log.record("ask", "What is AdaSCALE?", _answer("q", "An OOD method [000-02]."), "default", talk)
+    mid = log.record(
+        "mcp", "AdaSCALE on ImageNet?", _answer("q", "Yes [000-02]."), "icml", new_conversation()
+    )
+    new = log.record("chat", "AdaSCALE gains?", _answer("q", "14.94% [000-02]."), "default", talk)
+    log.record_summary("adascale", "# AdaSCALE", [], "m", "default", {})
+    assert [e.id for e in log.search("adascale")][1:] == [new, mid, old]  # newest first, not by rank
+    assert [e.id for e in log.search("adascale", kind="chat")] == [new]
+    assert [e.id for e in log.search("adascale", collection="icml")] == [mid]
+    assert [e.id for e in log.recent(conversation=talk)] == [new, old]
+    assert [e.id for e in log.recent(kind="ask", collection="default", conversation=talk)] == [old]
+    assert log.recent(kind="summarize", collection="icml") == []
+
+
+def test_a_logged_conversation_is_continued_by_its_id_with_the_papers_each_turn_cited(tmp_path):
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    talk = new_conversation()
+    log.record("chat", "What is AdaSCALE?", _answer("q", "An OOD method [000-02]."), "default", talk)
+    log.record(
+        "ask", "Which papers study watermarking?", _answer("q", "Three."), "default", new_conversation()
+    )
+    conversation, turns = log.conversation(talk)
+    assert conversation == talk and [(t.question, t.papers) for t in turns] == [
+        ("What is AdaSCALE?", ("000-02",))
+    ]
+    with pytest.raises(CitelineError, match="no logged conversation 'nope'"):
+        log.conversation("nope")
+
+
+def test_every_answer_made_without_a_model_shows_the_same_model_name(tmp_path):
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    for model in ("none (extractive)", "no model call"):
+        answer = _answer("q", "x [000-02].")
+        answer.model = model
+        log.record("ask", f"asked with {model}", answer, "default", new_conversation())
+    assert [e.model for e in log.recent()] == ["none", "none"]
+
+
 def test_a_damaged_log_is_moved_aside_with_a_warning_and_a_new_one_started(tmp_path):
     path = tmp_path / "logs.sqlite"
     path.write_bytes(b"this is not a database" * 100)

@@ -32,3 +32,56 @@ def test_a_revised_streamed_answer_is_shown_again_checked(capsys):
     assert (
         "checked answer:" in captured.out and "1 sentence(s) that no retrieved paper supports" in captured.err
     )
+
+
+DRAFT = "AdaSCALE wins by 14.94%. [000-02]"  # the key after the period, as a small model writes it
+
+
+def test_a_check_that_only_moves_a_citation_says_so_and_nothing_else():
+    assert render.check_changes(DRAFT, "AdaSCALE wins by 14.94% [000-02].") == [
+        "citations moved to the end of the sentence each supports; the text is unchanged"
+    ]
+
+
+def test_a_check_that_changes_which_paper_a_sentence_cites_names_both():
+    changes = render.check_changes(
+        "AdaSCALE wins. [000-05] It is fast [000-02].", "AdaSCALE wins [000-02]. It is fast [000-02]."
+    )
+    assert changes == ["sentence 1 now cites [000-02], the paper whose text supports it (it cited [000-05])"]
+
+
+def test_a_removed_sentence_is_counted_and_other_rewording_means_show_it_whole():
+    assert render.check_changes("A wins [000-02]. B loses [000-02].", "A wins [000-02].") == [
+        "removed 1 sentence(s) no retrieved paper supports"
+    ]
+    assert render.check_changes("A wins [000-02].", "The papers quote: A won [000-02].") is None
+
+
+def test_on_a_terminal_a_revised_streamed_answer_is_rewritten_in_place_once(capsys, monkeypatch):
+    from rich.console import Console
+
+    monkeypatch.setattr(render, "console", Console(force_terminal=True, width=40, height=20, highlight=False))
+    render.stream_reset()
+    render.stream_token(DRAFT)
+    render.answer_footer(_answer(revised=True), streamed=True)
+    captured = capsys.readouterr()
+    assert captured.out.startswith(DRAFT + "\r\x1b[J")  # the streamed line erased, one row up to none
+    assert captured.out.count("14.94%") == 2 and "checked answer" not in captured.out  # draft, then checked
+    assert "checked: citations moved to the end of the sentence each supports" in captured.err
+    assert "attributed" not in captured.err
+
+
+def test_a_piped_chat_prints_each_checked_answer_once(capsys, monkeypatch, tmp_path):
+    from rag.ui.chat import ChatSession
+
+    class Library:
+        def ask(self, question, history, on_token=None, **_):
+            if on_token:
+                on_token(DRAFT)
+            return _answer(revised=True)
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False, raising=False)
+    session = ChatSession(Library(), tmp_path / "history")
+    session.handle("By how much does AdaSCALE win?")
+    out = capsys.readouterr().out
+    assert out.count("AdaSCALE wins by 14.94%") == 1 and "checked answer" not in out

@@ -1,0 +1,88 @@
+"""Follow-ups without a model: resolve "and on which benchmark?" against the conversation, or refuse.
+
+With a model, a follow-up is rewritten into a standalone question (the ``condense`` prompt).
+Without one, the fragment alone would retrieve whatever papers mention "benchmark" and answer
+about something else. So a follow-up that leans on the conversation (it starts with "and",
+"what about", ..., refers back with "it", "they", "this method", ..., or has at most two words of
+its own) is resolved by rule: it is asked together with the last question that stood on its own,
+and only about the papers the previous answer cited. If those papers do not answer it, the answer
+is a refusal that says how to ask instead, never an answer about other papers; so is a follow-up
+whose own words ("what about watermarking?") none of those papers mentions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.records import Paper, Turn
+from rag.text import lexical_terms, stem_terms
+
+# Openings that continue the previous question rather than start a new one.
+_CONTINUES = re.compile(
+    r"^\s*(?:and|also|but|or|so|then|what about|how about|what else|same for|what of)\b", re.I
+)
+# Words that point back at what the conversation named (not a bare "that"/"this": "papers that
+# show ..." starts a new question as often as not).
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|they|them|their|the same|(?:this|that|these|those|the) (?:method|approach|paper|model"
+    r"|framework|algorithm|technique|work|authors|study|system|result|results|one|ones)s?)\b",
+    re.I,
+)
+# What one asks *about* a paper already named: a question made only of these (and question words)
+# names no topic ("how many architectures?", "which benchmark?").
+_ATTRIBUTES = frozenset(stem_terms(
+    "benchmark benchmarks dataset datasets architecture architectures metric metrics baseline baselines"
+    " result results score scores accuracy gain gains improvement improvements margin task tasks setting"
+    " settings experiment experiments evaluation evaluated evaluate limitation limitations author authors"
+    " code year venue number size parameters speed cost backbone domain domains language languages"
+    " modality compare compared comparison beat beats outperform outperforms better worse many much"
+    " exactly precisely percent percentage value values figure numbers use uses used",
+    stopwords=frozenset(),
+))  # fmt: skip
+# A continuation ("and ...", "what about ...") with at most this many topic words of its own is a
+# follow-up; one with more asks something new.
+_FRAGMENT_WORDS = 2
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A follow-up resolved without a model: what to ask, and about which papers only."""
+
+    standalone: str  # the earlier question with the follow-up, for retrieval, evidence and the log
+    papers: tuple[str, ...]  # ids of the papers the previous answer cited (empty: retrieve as usual)
+    refusal: str  # what to say when those papers do not answer it
+    own_terms: tuple[str, ...] = ()  # the follow-up's topic words the earlier question lacks ("watermark")
+
+    def about(self, paper: Paper) -> bool:
+        """Whether ``paper`` mentions every word the follow-up adds: "what about watermarking?"
+        after a question on OOD detection is not answered from the OOD paper."""
+        present = set(lexical_terms(f"{paper.title} {paper.label} {paper.abstract}"))
+        return all(term in present for term in self.own_terms)
+
+
+def leans_on_conversation(question: str) -> bool:
+    """Whether ``question`` needs the conversation to be understood (see the module docstring)."""
+    topical = [t for t in lexical_terms(question) if t not in _ATTRIBUTES]
+    if _REFERS_BACK.search(question) or not topical:
+        return True
+    return bool(_CONTINUES.search(question)) and len(topical) <= _FRAGMENT_WORDS
+
+
+def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
+    """``question`` joined to the conversation when it leans on it; None when it stands alone."""
+    if not history or not leans_on_conversation(question):
+        return None
+    anchor = next((t.question for t in reversed(history) if not leans_on_conversation(t.question)),
+                  history[0].question)  # fmt: skip
+    papers = history[-1].papers
+    cited = ", ".join(papers)
+    refusal = (
+        f"The papers cited before ({cited}) do not answer this follow-up"
+        if papers
+        else "This follow-up cannot be resolved against the conversation"
+    ) + " (without a model it is read with the earlier question); ask it as a full question."
+    asked_before = set(lexical_terms(anchor)) | _ATTRIBUTES
+    own = tuple(t for t in lexical_terms(question) if t not in asked_before)
+    return FollowUp(f"{anchor.rstrip()} {question.strip()}", papers, refusal, own)

@@ -1,0 +1,45 @@
+"""The command line's own help: a version, an example under every verb, defaults that are shown."""
+
+import re
+
+import typer
+from typer.testing import CliRunner
+
+import cli
+from rag import __version__
+
+RUNNER = CliRunner()
+
+
+def _verbs(group: typer.Typer, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command path of the app: ("ask",), ("papers", "show"), ("log",) ..."""
+    found = [(*prefix, c.name or c.callback.__name__) for c in group.registered_commands]
+    for sub in group.registered_groups:
+        found.append((*prefix, sub.name))
+        found += _verbs(sub.typer_instance, (*prefix, sub.name))
+    return found
+
+
+def _help(*path: str) -> str:
+    result = RUNNER.invoke(cli.app, [*path, "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    return " ".join(result.output.split())
+
+
+def test_version_prints_the_package_version():
+    result = RUNNER.invoke(cli.app, ["--version"])
+    assert result.exit_code == 0 and result.output == f"citeline {__version__}\n"
+
+
+def test_every_verbs_help_ends_with_an_example_command():
+    verbs = _verbs(cli.app)
+    assert {("ask",), ("search",), ("papers", "show"), ("log",), ("log", "show"), ("mcp",)} <= set(verbs)
+    for path in verbs:
+        assert re.search(r"Examples?: citeline ", _help(*path)), path
+
+
+def test_the_k_and_llm_defaults_and_their_variables_are_shown_alike_in_every_verb():
+    for verb in ("search", "ask", "chat"):
+        assert "Papers to retrieve, 1-200. Default: CITELINE_TOP_K, else 4." in _help(verb), verb
+    for verb in ("ask", "summarize", "chat", "mcp"):
+        assert "Default: CITELINE_LLM, else auto." in _help(verb), verb

@@ -1,0 +1,59 @@
+"""Follow-ups without a model: which questions lean on the conversation, and what they become."""
+
+import pytest
+
+from rag.answer.followup import leans_on_conversation, resolve
+from rag.records import Turn
+
+from ..fakes import paper
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "and on which benchmark?",
+        "How many architectures?",
+        "What about far-OOD?",
+        "Does it beat the baseline?",
+        "What does this method exploit?",
+        "Which datasets?",
+        "why?",
+    ],
+)
+def test_fragments_continuations_and_references_back_lean_on_the_conversation(question):
+    assert leans_on_conversation(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which papers study watermarking?",
+        "What is GenAlign?",
+        "What does the sandbagging detection framework exploit?",
+        "Which papers show that transformers are robust?",
+        "And which papers study diffusion model watermark robustness?",
+    ],
+)
+def test_a_question_with_a_topic_of_its_own_stands_alone(question):
+    assert not leans_on_conversation(question)
+
+
+def test_a_follow_up_is_read_with_the_last_standalone_question_and_the_papers_cited_last():
+    history = [
+        Turn("What does the consistency detector exploit?", "It exploits ... [p1].", ("p1",)),
+        Turn("and on which models?", "On three models [p1] [p2].", ("p1", "p2")),
+    ]
+    follow = resolve("and how many paraphrases?", history)
+    assert follow is not None
+    assert follow.standalone == "What does the consistency detector exploit? and how many paraphrases?"
+    assert follow.papers == ("p1", "p2") and "(p1, p2)" in follow.refusal
+    assert follow.own_terms == ("paraphras",)
+    assert follow.about(paper("p1", "We check answers across many paraphrases of a question."))
+    assert not follow.about(paper("p2", "We watermark audio."))
+
+
+def test_no_history_or_a_new_topic_needs_no_resolving():
+    assert resolve("and on which benchmark?", []) is None
+    assert (
+        resolve("Which papers study watermarking?", [Turn("What is AdaSCALE?", "... [a].", ("a",))]) is None
+    )
