@@ -93,7 +93,7 @@ class FakeRetriever:
         docs = [set(lexical_terms(f"{p.title} {p.abstract}")) for p in self.papers.values()]
         return TermWeights.from_counts(terms, {t: sum(t in d for d in docs) for t in terms}, len(docs))
 
-    def select_topic(self, topic, venue=None, year=None) -> TopicSelection:
+    def select_topic(self, topic, venue=None, year=None, expansions=()) -> TopicSelection:
         """The real topic selection (:func:`rank_topic`) over the fake papers' vectors and terms."""
         import numpy as np
 
@@ -101,7 +101,7 @@ class FakeRetriever:
         texts = [f"{p.title} {p.abstract}" for p in papers]
         vectors = np.asarray([self.embedder.embed_query(t) for t in texts], np.float32)
         terms = [lexical_sequence(f"{p.title} {p.label} {p.abstract}") for p in papers]
-        ranking = rank_topic(self.embedder, topic, vectors, terms)
+        ranking = rank_topic(self.embedder, topic, vectors, terms, expansions=expansions)
         hits = [Hit(papers[i], float(ranking.score[i]), similarity=float(ranking.similarity[i]),
                     text=papers[i].abstract) for i in ranking.order]  # fmt: skip
         return TopicSelection(hits, core=ranking.core, candidates=len(papers))

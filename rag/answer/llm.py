@@ -44,12 +44,14 @@ class LLMHandle:
     # Called before every request (the resident server counts it as use, postponing its shutdown).
     on_use: Callable[[], None] | None = None
 
-    def invoke(self, prompt: str | list[BaseMessage]) -> str:
-        """The model's whole reply to a prompt or a message list, stripped."""
+    def invoke(self, prompt: str | list[BaseMessage], max_tokens: int | None = None) -> str:
+        """The model's whole reply to a prompt or a message list, stripped; ``max_tokens`` caps a
+        short call's reply below the answer length (every reply token costs ~85 ms on 2 cores)."""
         if self.on_use:
             self.on_use()
         try:
-            return str(self.model.invoke(prompt).content).strip()
+            model = self.model.bind(max_tokens=max_tokens) if max_tokens else self.model
+            return str(model.invoke(prompt).content).strip()
         except CitelineError:
             raise
         except Exception as exc:

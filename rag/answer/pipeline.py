@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from rag.answer import evidence as ev
 from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
+from rag.answer.expansion import subfield_terms
 from rag.answer.followup import resolve as resolve_follow_up
 from rag.answer.grounding import invented_figures
 from rag.answer.intent import Intent, classify
@@ -170,10 +171,15 @@ class AnswerChain:
         is answered over every paper and the answer says so.
         """
         topic = topic_of(intent.topic)
-        selection = self.retriever.select_topic(topic, venue=intent.venue, year=intent.year)
+        # With a model, one short cached call names the subfield's terms (rag/answer/expansion.py).
+        mark = time.perf_counter()
+        terms = subfield_terms(self.llm, topic, self.settings) if self._has_model() else []
+        if terms:
+            run.timings["terms"] = time.perf_counter() - mark
+        selection = self.retriever.select_topic(topic, venue=intent.venue, year=intent.year, expansions=terms)
         where = " ".join(str(x) for x in (intent.venue, intent.year) if x)
         if where and not selection.candidates:
-            selection = self.retriever.select_topic(topic)
+            selection = self.retriever.select_topic(topic, expansions=terms)
             where = f"(no indexed paper records {where}, so all are searched)"
         elif where:
             where = f"at {where}"

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.answer.citations import assign_keys, check_citations
+from rag.answer.expansion import subfield_terms
 from rag.answer.grounding import unsupported_reason
 from rag.answer.intent import classify
 from rag.answer.llm import LLMHandle
@@ -399,9 +400,11 @@ class Summarizer:
         topic, venue, year = topic_request(checked_query(topic, "topic"))
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        selection = self.retriever.select_topic(topic, venue=venue, year=year)
+        terms = subfield_terms(self.llm, topic, self.settings)  # [] without a model
+        selection = self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms)
         if (venue or year) and not selection.candidates:
-            selection = self.retriever.select_topic(topic)  # no paper records a venue/year: all papers
+            # no paper records the venue/year: all papers
+            selection = self.retriever.select_topic(topic, expansions=terms)
         hits, others = selection.hits[:max_papers], [h.paper for h in selection.hits[max_papers:]]
         timings["select"] = time.perf_counter() - started
         self.progress("selected", len(hits), len(hits))

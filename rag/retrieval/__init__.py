@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rag.index.embeddings import Embedder
     from rag.records import Hit, Paper
     from rag.retrieval.relevance import TermWeights
@@ -37,6 +39,8 @@ class PaperSearch(Protocol):
 
     def term_weights(self, terms: list[str]) -> TermWeights: ...
 
-    def select_topic(self, topic: str, venue: str | None = None, year: int | None = None) -> TopicSelection:
+    def select_topic(
+        self, topic: str, venue: str | None = None, year: int | None = None, expansions: Sequence[str] = ()
+    ) -> TopicSelection:
         """Every paper on ``topic`` (see :mod:`rag.retrieval.topics`), best first."""
         ...

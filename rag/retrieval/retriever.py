@@ -10,7 +10,7 @@ nothing and the pipeline abstains without calling the LLM.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
@@ -162,9 +162,12 @@ class Retriever:
                 df[term] = df.get(term, 0) + count
         return TermWeights.from_counts(terms, df, total)
 
-    def select_topic(self, topic: str, venue: str | None = None, year: int | None = None) -> TopicSelection:
+    def select_topic(
+        self, topic: str, venue: str | None = None, year: int | None = None, expansions: Sequence[str] = ()
+    ) -> TopicSelection:
         """Every paper on ``topic`` in the collections searched (venue/year filters apply, the venue
-        in any case), judged over the whole paper table rather than a retrieved pool."""
+        in any case), judged over the whole paper table rather than a retrieved pool.
+        ``expansions``: the subfield's terms as a model named them (they add core papers)."""
         import numpy as np
 
         topic = checked_query(topic, "topic")
@@ -190,7 +193,7 @@ class Retriever:
                 vectors.append(table.vectors[keep])
                 terms += [table.terms[i] for i in keep]
         matrix = np.concatenate(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
-        ranking = rank_topic(self.embedder, topic, matrix, terms, acronyms)
+        ranking = rank_topic(self.embedder, topic, matrix, terms, acronyms, expansions)
         chosen = [rows[i] for i in ranking.order]
         metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in chosen])
         hits, vectors = [], {}

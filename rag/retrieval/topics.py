@@ -14,15 +14,17 @@ conference's subfield. So selection learns the subfield from the collection at q
 2. **Neighbourhood**: every paper of the collection (the paper table, one unit vector per paper)
    is scored by its dense similarity to the topic, its mean similarity to its nearest core papers
    (a subfield has several modes — GANs, VAEs, flows — so neighbours, not a centroid), its
-   coverage of the topic's terms and a phrase match. Similarities are z-scored against the
-   collection, so the weights mean the same in a 57-paper list and a 3,000-paper conference.
-3. **Where to stop** comes from the topic's own scores: every paper that scores at least as well
-   as the weakest core paper (or Tukey's lower fence of the core's scores, when the weakest is an
-   outlier) is on the topic. A tight subfield stops early, a broad one late; no fixed count. In a
-   conference (300 papers or more) three guards keep a diluted core from taking the whole
-   collection: a paper that names the topic must also be nearer to it than the median paper to be
-   core, a selected paper must be clearly nearer than the median, and no topic takes more than a
-   quarter of the papers.
+   coverage of the topic's terms, a phrase match, and its use of the core's vocabulary (the
+   words and word pairs most over-represented in the core). Similarities are z-scored against
+   the collection, so the weights mean the same in a 57-paper list and a 3,000-paper conference.
+   With a model configured, the terms it names for the subfield (``expansions``) add core papers
+   too: those that use one of the terms and are nearer the topic than the median paper.
+3. **Where to stop** comes from the topic's own scores: every paper scoring above Tukey's lower
+   fence of the core's scores (1.5 interquartile ranges below its first quartile) is on the topic.
+   A tight subfield stops early, a broad one late; no fixed count. In a conference (300 papers or
+   more) three guards keep a diluted core from taking the whole collection: a paper that names
+   the topic must also be nearer to it than the median paper to be core, a selected paper must
+   be clearly nearer than the median, and no topic takes more than a quarter of the papers.
 
 The weights were chosen on the subfield benchmark's dev conferences (ICLR 2018/2020/2022,
 ``eval/subfields-dev.jsonl``); the test conferences (ICLR 2017/2021/2023) are report-only.
@@ -31,7 +33,9 @@ The weights were chosen on the subfield benchmark's dev conferences (ICLR 2018/2
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from rag.text import lexical_sequence
@@ -52,8 +56,10 @@ MAX_SHARE = 0.25  # the largest share of a collection's papers one topic selects
 MIN_CORE = 3  # a smaller core is the whole selection: too few papers to learn a subfield from
 MIN_CORE_SMALL = 5  # ... in a list of under SMALL papers, whose score spread is itself noisy
 SMALL = 300  # papers: below this, a list is short (the bundled 57), and the conference guards are off
-FENCE = 1.5  # Tukey's fence: a core score this many interquartile ranges below the core's first quartile
-WEIGHTS = {"topic": 1.0, "neighbours": 1.5, "coverage": 1.0, "phrase": 1.0}
+FENCE = 1.5  # where to stop: this many interquartile ranges below the core's first quartile (Tukey)
+VOCABULARY = 20  # words and word pairs learned from the core (its vocabulary) that score a paper
+VOCABULARY_SHARE = 0.1  # ... each in at least this share of the core (and at least 3 core papers)
+WEIGHTS = {"topic": 1.0, "neighbours": 1.5, "coverage": 1.0, "phrase": 1.0, "vocabulary": 0.5}
 
 
 @dataclass
@@ -100,13 +106,81 @@ def _phrase_in(phrase: list[str], sequence: list[str]) -> bool:
     return any(sequence[i : i + n] == phrase for i in range(len(sequence) - n + 1))
 
 
+def _with_pairs(terms: list[str]) -> set[str]:
+    """A paper's stemmed words and adjacent word pairs ("graph neural", "neural network")."""
+    return set(terms) | {f"{a} {b}" for a, b in pairwise(terms)}
+
+
+def _uses_any(expansions: Sequence[list[str]], terms: list[list[str]], term_sets: list[set]) -> np.ndarray:
+    """Papers using one of the distinctive ``expansions`` (as a phrase; a term in more than a
+    tenth of the papers, or in fewer than two, is ignored: too general, or a guess)."""
+    import numpy as np
+
+    n = len(terms)
+    found = np.zeros(n, dtype=bool)
+    for phrase in expansions:
+        if not phrase:
+            continue
+        has = np.array([all(t in present for t in phrase) for present in term_sets])
+        if len(phrase) > 1:
+            has &= np.array([bool(h) and _phrase_in(phrase, terms[i]) for i, h in enumerate(has)])
+        if 2 <= has.sum() <= max(0.1 * n, 10):
+            found |= has
+    return found
+
+
+def core_vocabulary(core: np.ndarray, terms: list[list[str]]) -> tuple[np.ndarray, list[str]]:
+    """(score per paper, the terms) of the subfield's vocabulary, learned from its core papers.
+
+    The words and word pairs most over-represented in the core relative to the collection
+    (share in core × log of the ratio: "probing", "saliency map", "attribution" for
+    interpretability) score every paper by the IDF of those it uses. This is how a paper that
+    never names the topic but speaks its language is found.
+    """
+    import math
+    from collections import Counter
+
+    import numpy as np
+
+    members = np.flatnonzero(core)
+    n, m = len(terms), len(members)
+    in_core: Counter[str] = Counter()
+    for i in members:
+        in_core.update(_with_pairs(terms[i]))
+    least = max(3, VOCABULARY_SHARE * m)
+    wanted = {t: c for t, c in in_core.items() if c >= least}
+    if not wanted:
+        return np.zeros(n), []
+    paper_sets = [_with_pairs(t) for t in terms]
+    df = dict.fromkeys(wanted, 0)
+    for present in paper_sets:
+        for t in present & wanted.keys():
+            df[t] += 1
+    ranked = []
+    for t, c in wanted.items():
+        share, base = c / m, df[t] / n
+        if share >= 2 * base:
+            ranked.append((share * math.log(share / base), t))
+    chosen = [t for _, t in sorted(ranked, reverse=True)[:VOCABULARY]]
+    idf = {t: math.log(n / df[t]) for t in chosen}
+    score = np.array([sum(idf[t] for t in chosen if t in present) for present in paper_sets])
+    return score, chosen
+
+
 def score_papers(
-    parts_vectors: np.ndarray, parts_terms: list[list[str]], vectors: np.ndarray, terms: list[list[str]]
+    parts_vectors: np.ndarray,
+    parts_terms: list[list[str]],
+    vectors: np.ndarray,
+    terms: list[list[str]],
+    expansions: Sequence[list[str]] = (),
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """(score per paper, core mask, details) for a topic over one table of papers.
 
     ``parts_vectors`` are the unit embeddings of :func:`topic_parts`, ``parts_terms`` their stemmed
     terms; ``vectors`` and ``terms`` are the papers' (unit mean vector, stemmed title+abstract).
+    ``expansions`` are stemmed terms a model named for the subfield: a paper using one (a term in
+    at most a tenth of the papers: "saliency map", not "neural network") that is nearer the topic
+    than the median paper is core too.
     """
     import math
 
@@ -148,6 +222,7 @@ def score_papers(
     # (In a short list the median is no yardstick: there every paper naming the topic counts.)
     meant = z_topic > 0 if n >= SMALL else np.ones(n, dtype=bool)
     core = ((phrase | named) & meant) | ((coverage >= CORE_COVERAGE) & (z_topic > CORE_Z))
+    core |= _uses_any(expansions, terms, term_sets) & (z_topic > 0)
     if not core.any():
         core = similarity >= STRONG_SIMILARITY
     if not core.any():
@@ -165,7 +240,11 @@ def score_papers(
         + WEIGHTS["coverage"] * coverage
         + WEIGHTS["phrase"] * phrase
     )
-    return score, core, {"similarity": similarity, "z": z_topic}
+    vocabulary: list[str] = []
+    if len(members) >= MIN_CORE:
+        uses, vocabulary = core_vocabulary(core, terms)
+        score = score + WEIGHTS["vocabulary"] * _robust_z(uses)
+    return score, core, {"similarity": similarity, "z": z_topic, "vocabulary": vocabulary}
 
 
 def selected(score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = None) -> np.ndarray:
@@ -180,9 +259,10 @@ def selected(score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = N
         return members[np.argsort(-score[members], kind="stable")]
     inside = score[core]
     low, high = np.percentile(inside, [25, 75])
-    # The weakest core paper sets the stop, unless it is an outlier of the core itself (a paper
-    # that names the topic in passing): then Tukey's lower fence of the core's scores does.
-    floor = max(float(inside.min()), low - FENCE * (high - low))
+    # Tukey's lower fence of the core's own scores: a paper scoring within the core's usual
+    # spread is on the topic. (The weakest core paper is no stop: it may name the topic in passing,
+    # and a tight core would stop before the papers that only speak the subfield's language.)
+    floor = low - FENCE * (high - low)
     near = np.ones(len(score), dtype=bool) if z_topic is None or len(score) < SMALL else z_topic > NEAR_Z
     chosen = np.flatnonzero(((score >= floor) & near) | core)
     ranked = chosen[np.argsort(-score[chosen], kind="stable")]
@@ -224,11 +304,13 @@ def rank_topic(
     vectors: np.ndarray,
     terms: list[list[str]],
     acronyms: dict[str, tuple[str, int]] | None = None,
+    expansions: Sequence[str] = (),
 ) -> Ranking:
     """Select the papers (rows of ``vectors``/``terms``) on ``topic``; see the module docstring.
 
     ``acronyms`` are those the collection defines (``RL`` → reinforcement learning): a topic
-    written with them also matches the papers that spell them out.
+    written with them also matches the papers that spell them out. ``expansions`` are the
+    subfield's terms as a model named them (see :func:`score_papers`).
     """
     import numpy as np
 
@@ -238,5 +320,7 @@ def rank_topic(
     parts = expand_acronyms(topic_parts(topic), acronyms or {})
     part_vectors = np.asarray([embedder.embed_query(p) for p in parts], dtype=np.float32)
     part_vectors /= np.maximum(np.linalg.norm(part_vectors, axis=1, keepdims=True), 1e-9)
-    score, core, details = score_papers(part_vectors, [lexical_sequence(p) for p in parts], vectors, terms)
+    extra = [lexical_sequence(e) for e in expansions]
+    parts_terms = [lexical_sequence(p) for p in parts]
+    score, core, details = score_papers(part_vectors, parts_terms, vectors, terms, extra)
     return Ranking(selected(score, core, details.get("z")), score, details["similarity"], int(core.sum()))

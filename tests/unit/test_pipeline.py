@@ -22,10 +22,11 @@ def _chain(replies):
     return AnswerChain(settings, FakeRetriever(PAPERS), LLMHandle("openai", model, "scripted")), model
 
 
-def test_listing_question_returns_every_paper_on_the_topic_and_calls_no_llm():
-    chain, model = _chain([])
+def test_listing_question_returns_every_paper_on_the_topic_and_asks_the_model_only_for_its_terms():
+    chain, model = _chain(["audio watermark\nimage watermark"])
     answer = chain.ask("Which papers study watermarking?")
-    assert answer.mode == "listing" and model.prompts == []
+    assert answer.mode == "listing" and len(model.prompts) == 1
+    assert '"watermarking"' in model.prompts[0][0].content  # the topic_terms prompt, nothing else
     assert [c.paper.id for c in answer.citations] == sorted(
         (c.paper.id for c in answer.citations), key=[h.paper.id for h in answer.retrieved].index
     )
@@ -117,9 +118,9 @@ def test_over_long_or_empty_questions_and_topics_are_one_clear_error_before_any_
     assert model.prompts == []
 
 
-def test_a_listing_or_an_abstention_never_starts_the_model_and_a_factoid_starts_it_once():
+def test_an_abstention_never_starts_the_model_a_listing_asks_it_once_per_topic_and_a_factoid_once():
     model = ScriptedChatModel(
-        replies=["AdaSCALE beats OptFS by 14.94% [o1].", "Compression [w1]."], prompts=[]
+        replies=["audio watermark", "AdaSCALE beats OptFS by 14.94% [o1].", "Compression [w1]."], prompts=[]
     )
     started = []
 
@@ -128,9 +129,12 @@ def test_a_listing_or_an_abstention_never_starts_the_model_and_a_factoid_starts_
         return LLMHandle("openai", model, "scripted")
 
     chain = AnswerChain(Settings(llm="openai"), FakeRetriever(PAPERS), start_model)
-    listing = chain.ask("Which papers study watermarking?")
     off_topic = chain.ask("What accuracy does GPT-5 reach on MMLU?")
-    assert started == [] and listing.model == off_topic.model == "no model call"
+    assert started == [] and off_topic.model == "no model call"
+    listing = chain.ask("Which papers study watermarking?")
+    again = chain.ask("Which papers study watermarking?")  # the subfield's terms come from the cache
+    assert started == [True] and listing.model == "scripted" and len(model.prompts) == 1
+    assert again.citations == listing.citations and "terms" in listing.timings
     chain.ask("By how much does AdaSCALE beat OptFS?")
     chain.ask("What does AudioMark survive?")
-    assert started == [True]
+    assert started == [True] and len(model.prompts) == 3

@@ -101,3 +101,31 @@ def test_acronyms_the_collection_defines_are_learned_and_spelled_out_in_a_topic(
     assert expand_acronyms(["deep RL", "GNNs"], found) == [
         "deep RL", "GNNs", "deep reinforcement learning", "graph neural networks",
     ]  # fmt: skip
+
+
+def test_a_paper_using_a_term_the_model_named_joins_the_core_but_a_common_term_does_not():
+    near = [  # near the topic in meaning, never naming it
+        paper("m1", "Neural message passing on graphs classifies nodes."),
+        paper("m2", "Message passing networks over graphs of molecules."),
+    ]
+    papers = NAMED[:3] + near + OTHER
+    embedder = FakeEmbedder()
+    vectors = np.asarray([embedder.embed_query(f"{p.title} {p.abstract}") for p in papers], np.float32)
+    terms = [lexical_sequence(f"{p.title} {p.abstract}") for p in papers]
+    plain = rank_topic(embedder, "graph neural networks", vectors, terms)
+    helped = rank_topic(embedder, "graph neural networks", vectors, terms, expansions=["message passing"])
+    assert helped.core == plain.core + 2  # m1 and m2 pass messages
+    # "accuracy" is in every paper: a guess that general adds nothing.
+    general = rank_topic(embedder, "graph neural networks", vectors, terms, expansions=["higher accuracy"])
+    assert general.core == plain.core
+
+
+def test_the_core_vocabulary_ranks_a_paper_speaking_it_above_one_that_does_not():
+    from rag.retrieval.topics import core_vocabulary
+
+    papers = NAMED + VOCABULARY + OTHER
+    terms = [lexical_sequence(f"{p.title} {p.abstract}") for p in papers]
+    core = np.array([p.id in {"n0", "n1", "n2", "n3", "n4", "n5"} for p in papers])
+    uses, words = core_vocabulary(core, terms)
+    assert "node" in words and "accuraci" not in words
+    assert uses[papers.index(VOCABULARY[1])] > uses[papers.index(OTHER[0])] == 0

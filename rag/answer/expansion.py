@@ -1,0 +1,102 @@
+"""A model names a subfield's vocabulary, once per topic and collection (issue #19).
+
+Topic selection learns a subfield's vocabulary from the collection's own core papers; a topic
+written in words no paper uses ("learning policies from reward") has a thin core to learn from.
+When a model is configured, one short call asks it for the subfield's terms and method names
+("policy gradient", "Q-learning", "actor-critic"); :func:`rag.retrieval.topics.score_papers`
+turns the distinctive ones a paper uses into core papers. Replies are cached in the data dir
+(``topic-terms.json``) per model, collection and topic, so a topic asked again, or listed and then
+summarized, costs no second call. A failing model costs the listing nothing: it is made without.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rag.errors import CitelineError
+from rag.resources import prompt_text
+
+if TYPE_CHECKING:
+    from rag.answer.llm import LLMHandle
+    from rag.settings import Settings
+
+CACHE_FILE = "topic-terms.json"
+MAX_TERMS = 12
+REPLY_TOKENS = 64  # the call's budget: ~5 s of writing on 2 cores, after ~2 s reading the prompt
+MAX_CACHED = 2000  # topics kept; the oldest go first
+_SPLIT = re.compile(r"[\n,;|•]+")
+_LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)]|[a-z][.)])\s+", re.IGNORECASE)
+_ABBREVIATION = re.compile(r"\(([^()]{1,12})\)")
+
+
+def parse_terms(reply: str, topic: str) -> list[str]:
+    """The terms of a model's reply: one per line or comma, bullets and numbering dropped, an
+    abbreviation in parentheses its own term ("Deep Q-Network (DQN)" → both), the topic itself
+    and anything longer than five words (a sentence, not a term) left out; at most MAX_TERMS."""
+    own = " ".join(topic.lower().split())
+    terms: list[str] = []
+    for piece in _SPLIT.split(reply):
+        piece = _LEAD.sub("", piece).strip().strip("\"'`.:")
+        for term in (_ABBREVIATION.sub("", piece), *_ABBREVIATION.findall(piece)):
+            term = " ".join(term.split())
+            known = {t.lower() for t in terms} | {own}
+            if term and len(term.split()) <= 5 and term.lower() not in known:
+                terms.append(term)
+    return terms[:MAX_TERMS]
+
+
+def _cache_path(settings: Settings) -> Path:
+    return settings.data_dir / CACHE_FILE
+
+
+def _load(path: Path) -> dict[str, list[str]]:
+    """The cache; unreadable or not ours (not an object of string lists) reads as empty."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(v, list) and all(isinstance(t, str) for t in v)}
+
+
+def _save(path: Path, cache: dict[str, list[str]]) -> None:
+    """Write through a temp file and a rename (never a half-written cache); a full disk or a
+    read-only data dir only means the next call asks the model again."""
+    items = list(cache.items())[-MAX_CACHED:]
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".topic-terms-", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(dict(items), out, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def subfield_terms(llm: LLMHandle, topic: str, settings: Settings) -> list[str]:
+    """The subfield's terms as the model names them (cached), or [] with no model or on failure."""
+    if llm.model is None:
+        return []
+    key = "\n".join([llm.name, settings.collection, " ".join(topic.lower().split())])
+    path = _cache_path(settings)
+    cache = _load(path)
+    if key in cache:
+        return cache[key]
+    try:
+        reply = llm.invoke(prompt_text("topic_terms").format(topic=topic), max_tokens=REPLY_TOKENS)
+    except CitelineError:
+        return []  # the listing is made from the collection alone, as without a model
+    terms = parse_terms(reply, topic)
+    cache[key] = terms
+    _save(path, cache)
+    return terms
