@@ -34,8 +34,9 @@ errors = Console(stderr=True, highlight=False)
 
 def shown(text: str, latex: bool = True) -> str:
     """Corpus or user text as rich shows it literally: no control sequence, no markup, and LaTeX
-    unwrapped (not for identifiers, ``latex=False``: an ID must read exactly as typed)."""
-    return escape(printable(plain_text(text) if latex else text))
+    unwrapped and inline math typeset as Unicode text (``\\rho`` → ``ρ``); not for identifiers
+    (``latex=False``: an ID must read exactly as typed)."""
+    return escape(printable(plain_text(text, symbols=True) if latex else text))
 
 
 def print_json(data: Any) -> None:
@@ -336,7 +337,8 @@ def comparison(rows: list[list[str]]) -> None:
 
 def stream_token(piece: str) -> None:
     """Print a piece of a streamed answer as it arrives."""
-    sys.stdout.write(printable(plain_text(piece)))  # quoted evidence arrives whole: LaTeX unwrapped
+    # Quoted evidence arrives whole, so its math is typeset like any shown text.
+    sys.stdout.write(printable(plain_text(piece, symbols=True)))
     sys.stdout.flush()
 
 

@@ -48,6 +48,13 @@ def test_papers_list_and_show(seed_settings):
     )
 
 
+def test_an_abstract_with_inline_math_is_shown_as_readable_text(seed_settings):
+    shown = run(["papers", "show", "000-07"], seed_settings)
+    assert shown.returncode == 0, shown.stderr
+    assert "γ = ‖μ‖/‖σ‖" in shown.stdout and "Spearman ρ = 0.89" in shown.stdout
+    assert "\\boldsymbol" not in shown.stdout and "\\rho" not in shown.stdout
+
+
 def test_bad_input_gives_one_line_error_and_nonzero_exit(seed_settings, tmp_path):
     missing = run(["papers", "show", "nope"], seed_settings)
     assert (

@@ -32,3 +32,10 @@ def test_a_revised_streamed_answer_is_shown_again_checked(capsys):
     assert (
         "checked answer:" in captured.out and "1 sentence(s) that no retrieved paper supports" in captured.err
     )
+
+
+def test_math_in_quoted_evidence_reaches_the_terminal_as_text(capsys):
+    quoted = r"We formalize severity as $\gamma = \|\boldsymbol{\mu}\|$ (Spearman $\rho = 0.89$) [000-02]."
+    render.answer_footer(_answer(text=quoted, mode="quoted"), streamed=False)
+    out = capsys.readouterr().out
+    assert "γ = ‖μ‖" in out and "Spearman ρ = 0.89" in out and "\\" not in out
