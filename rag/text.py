@@ -259,6 +259,67 @@ def lexical_terms(text: str) -> list[str]:
     return list(dict.fromkeys(lexical_sequence(text)))
 
 
+# --- names ---------------------------------------------------------------------------------
+# A token's shape can say it is a name before any stemmer sees it: "TraCeS" stems to "trace", a
+# common word, but its inner capitals make it a coined name, and so do digits or symbols inside
+# (DB-KSVD, C^3, S²IP, GPT-5) and all capitals (SOPE). Such names match as names: whole, with
+# their case, never through the English word their letters happen to spell.
+
+_NAME_TOKEN = re.compile(r"[^\W_](?:[\w^'’+\-]*[^\W_])?")
+_SCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
+
+
+def canonical_name(token: str) -> str:
+    """A name as written in any markup: ``$C^3$``, ``C^{3}`` and ``C³`` are all ``C3``."""
+    return re.sub(r"[\\${}^*`]", "", token.translate(_SCRIPT_DIGITS)).strip("'’-+")
+
+
+def is_coined(token: str) -> bool:
+    """Shaped like a coined name: a capital after a lower-case letter or inside (TraCeS, AdaSCALE,
+    PlugGuard), letters with digits (GPT-5, d2, 3DGS, S²IP), a symbol inside (C^3), or all capitals
+    (SOPE, MMLU). The plural of an acronym (LLMs, SAEs) is the acronym, not a new name."""
+    core = token[:-1] if len(token) > 2 and token.endswith("s") and token[:-1].isupper() else token
+    letters = [c for c in core if c.isalpha()]
+    if not letters:
+        return False
+    upper_inside = any(c.isupper() for c in core[1:])
+    return (
+        (upper_inside and any(c.islower() for c in core) and core is token)
+        or (any(c.isdigit() for c in token.translate(_SCRIPT_DIGITS)) and len(token) >= 2)
+        or "^" in token
+        or (len(letters) >= 2 and core.isupper())
+    )
+
+
+def coined_names(text: str) -> set[str]:
+    """The coined names of ``text`` (see :func:`is_coined`), in canonical form with their case."""
+    return {canonical_name(t) for t in _NAME_TOKEN.findall(plain_text(text)) if is_coined(t)} - {""}
+
+
+def names_written(text: str) -> set[str]:
+    """Every token of ``text`` as a name would be written (canonical, case kept), with the parts
+    of hyphenated ones: a question's "TopK" is in a paper that writes "dead-by-TopK"."""
+    found: set[str] = set()
+    for token in _NAME_TOKEN.findall(plain_text(text)):
+        found.add(canonical_name(token))
+        found.update(canonical_name(p) for p in token.split("-"))
+    return found - {""}
+
+
+def has_name(text: str, name: str) -> bool:
+    """``text`` writes ``name`` with its case (canonical forms compared; see :func:`names_written`)."""
+    return name in names_written(text)
+
+
+def mentions(text: str, name: str) -> bool:
+    """``text`` mentions ``name`` in any casing or spacing ("LLaMA-2" in "Llama 2"): the lenient
+    test of whether a paper lacks a name the question asks about."""
+    squash = functools.partial(re.sub, r"[\W_]+", "")
+    if len(name) > 2 and name.endswith("s") and name[:-1].isupper():
+        name = name[:-1]  # "LLMs" is mentioned by a paper that writes "LLM"
+    return squash(canonical_name(name)).lower() in squash(plain_text(text).translate(_SCRIPT_DIGITS)).lower()
+
+
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
