@@ -228,6 +228,8 @@ class AnswerChain:
         attributed = attribute(text, run.context, english=not needs_translation(asked))
         if withheld is None and not attributed.text:
             withheld = "no sentence of the draft is supported by a retrieved paper"
+        if withheld is None and not ev.names_what_is_asked(attributed.text, asked, run.evidence):
+            withheld = "the draft does not name what the question asks for"
         if withheld:
             draft = self._fallback(run, answers, withheld, streamed)
         else:

@@ -83,6 +83,15 @@ def test_ask_json_without_llm_cites_the_entry_with_provenance(seed_settings):
     assert set(answer) >= {"answer", "abstained", "citations", "retrieved", "model", "timings"}
 
 
+def test_a_mixed_case_name_is_matched_as_a_name_and_its_acronym_spelled_out(seed_settings):
+    # "TraCeS" stems to the common word "trace": only its shape makes it a name.
+    result = run(["ask", "What is TraCeS short for?", "--json"], seed_settings)
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert not answer["abstained"] and [c["id"] for c in answer["citations"]] == ["003-13"]
+    assert "Trajectory-based Constraint Estimation for Safety" in answer["answer"]
+
+
 def test_ask_abstains_on_a_question_the_papers_cannot_answer(seed_settings):
     answer = json.loads(
         run(["ask", "What accuracy does GPT-5 reach on MMLU?", "--json"], seed_settings).stdout

@@ -134,3 +134,28 @@ def test_a_listing_or_an_abstention_never_starts_the_model_and_a_factoid_starts_
     chain.ask("By how much does AdaSCALE beat OptFS?")
     chain.ask("What does AudioMark survive?")
     assert started == [True]
+
+
+KSVD = paper(
+    "k1",
+    "We propose Double-Batch KSVD (DB-KSVD), a scalable dictionary learning algorithm. We demonstrate its"
+    " efficacy by disentangling text embeddings of the Gemma-2-2B and Pythia-160M models.",
+)
+
+
+def test_a_draft_that_restates_the_question_is_withheld_and_the_sentence_naming_the_answer_quoted():
+    model = ScriptedChatModel(replies=["DB-KSVD disentangled the embeddings of the models [k1]."], prompts=[])
+    handle = LLMHandle("openai", model, "scripted")
+    chain = AnswerChain(Settings(llm="openai"), FakeRetriever([KSVD, *PAPERS]), handle)
+    answer = chain.ask("Which models did DB-KSVD disentangle the embeddings of?")
+    assert answer.mode == "quoted" and "does not name what the question asks for" in answer.withheld
+    assert "Gemma-2-2B and Pythia-160M" in answer.text and answer.citations[0].paper.id == "k1"
+
+
+def test_an_acronym_is_answered_with_the_expansion_the_paper_gives():
+    mabs = paper("m1", "We study streaming multi-armed bandits (MABs). We prove regret bounds.")
+    model = ScriptedChatModel(replies=["MABs stands for Many Agent Bandits [m1]."], prompts=[])
+    handle = LLMHandle("openai", model, "scripted")
+    chain = AnswerChain(Settings(llm="openai"), FakeRetriever([mabs, *PAPERS]), handle)
+    answer = chain.ask("What is MABs short for?")
+    assert answer.mode == "quoted" and "multi-armed bandits (MABs)" in answer.text
