@@ -24,6 +24,7 @@ from rag.index.tokens import count_tokens
 from rag.resources import prompt_text
 from rag.retrieval.relevance import TermWeights, coverage, name_matches, name_terms, paper_terms
 from rag.text import (
+    RESEARCH_FILLER,
     coined_names,
     has_name,
     lexical_terms,
@@ -32,6 +33,7 @@ from rag.text import (
     numbers_in,
     plain_text,
     split_sentences,
+    stem_terms,
 )
 
 if TYPE_CHECKING:
@@ -44,6 +46,12 @@ ANSWER_COVERAGE = 0.55  # calibrated on the dev split: answerable ≥ 0.61, unan
 # Added to the score of a sentence that names what the question asks for (a figure for "how
 # many", a name for "which"): the quoted answer leads with it rather than with a restatement.
 TYPED_BONUS = 0.3
+# "Which paper proposes a protein structure predictor that beats AlphaFold3?" names a paper by
+# what it does: one sentence (with the paper's title) must say most of that, weighted by IDF,
+# without research filler and names: sharing the name AlphaFold3 is not enough (dev: answerable
+# ≥ 0.77).
+CONSTRAINT_COVERAGE = 0.5
+_WHICH_PAPER = re.compile(r"^\s*(?:which|what)\s+(?:papers?|works?|study|studies|article)\b", re.I)
 # "Our code is available at https://..." answers nothing, though it may contain the method's name.
 _BOILERPLATE = re.compile(
     r"https?://|\b(?:code|project page|implementation)\b.{0,40}\b(?:available|released)\b", re.I
@@ -72,11 +80,17 @@ class PaperEvidence:
     support: float = 0.0  # best sentence coverage: how fully this paper answers the question
     missing: tuple[str, ...] = ()  # rare terms or numbers of the question the paper lacks
     typed: bool = True  # some sentence names what the question asks for (a figure, a name)
+    constraint: float = 1.0  # for "which paper ...": how much of what it asks one sentence says
 
     @property
     def answers(self) -> bool:
         """This paper's evidence answers the question (see :func:`answers_question`)."""
-        return self.support >= ANSWER_COVERAGE and not self.missing and self.typed
+        return (
+            self.support >= ANSWER_COVERAGE
+            and not self.missing
+            and self.typed
+            and self.constraint >= CONSTRAINT_COVERAGE
+        )
 
 
 def gather(
@@ -114,6 +128,12 @@ def gather(
         | {t for n in coined if has_name(f"{p.title} {p.label} {p.abstract}", n) for t in lexical_terms(n)}
         for key, p in keyed.items()
     }
+    constraint = None
+    if _WHICH_PAPER.search(question):
+        # What the paper does, not what it is named after: filler and names left out.
+        named = weights.rare | {t for n in coined for t in lexical_terms(n)}
+        filler = set(stem_terms(" ".join(RESEARCH_FILLER), frozenset()))
+        constraint = [t for t in terms if t not in filler and t not in named] or None
     asked = asked_for(question)
     asked_names = coined | {n.rstrip("s") for n in coined}
     for (key, n, text), vector in zip(rows, vectors, strict=False):
@@ -149,7 +169,12 @@ def gather(
         support = max([support, *(s.coverage for s in ranked[:2])])  # a spelled-out acronym: 1
         best = sorted(ranked[:per_paper], key=lambda s: s.position)
         typed = any(s.names_answer for s in ranked)
-        out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed))
+        met = 1.0
+        if constraint is not None:
+            title = set(lexical_terms(f"{paper.title} {paper.label}"))
+            met = max((coverage(constraint, title | set(lexical_terms(s.text)), weights) for s in ranked),
+                      default=0.0)  # fmt: skip
+        out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met))
     return out
 
 

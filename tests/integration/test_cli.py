@@ -92,6 +92,13 @@ def test_a_mixed_case_name_is_matched_as_a_name_and_its_acronym_spelled_out(seed
     assert "Trajectory-based Constraint Estimation for Safety" in answer["answer"]
 
 
+def test_a_near_miss_sharing_only_a_name_is_declined_not_quoted(seed_settings):
+    # A paper reports death rates "on AlphaFold3"; none proposes a model that outperforms it.
+    question = "Which paper proposes a new protein structure prediction model that outperforms AlphaFold3?"
+    answer = json.loads(run(["ask", question, "--json"], seed_settings).stdout)
+    assert answer["abstained"] and answer["citations"] == []
+
+
 def test_ask_abstains_on_a_question_the_papers_cannot_answer(seed_settings):
     answer = json.loads(
         run(["ask", "What accuracy does GPT-5 reach on MMLU?", "--json"], seed_settings).stdout
