@@ -284,7 +284,8 @@ def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
 def _table(header: list[str], rows: list[list[str]], title: str) -> None:
     table = Table(title=title, box=None, pad_edge=False)
     for column in header:
-        table.add_column(column, justify="left" if column in ("section", "config", "metric") else "right")
+        left = column in ("section", "config", "metric", "tag")
+        table.add_column(column, justify="left" if left else "right")
     for row in rows:
         table.add_row(*(shown(str(c)) for c in row))
     console.print(table)
@@ -292,11 +293,15 @@ def _table(header: list[str], rows: list[list[str]], title: str) -> None:
 
 def eval_results(results: dict, written: list[Path]) -> None:
     """Both eval tables and the files written."""
-    from rag.eval.report import answer_rows, retrieval_rows
+    from rag.eval.report import answer_rows, retrieval_rows, tag_rows
 
     _table(*retrieval_rows(results), title=f"Retrieval ({results['questions']} questions)")
     console.print()
     _table(*answer_rows(results), title=f"Answers (judge: {results['judge']})")
+    for answers in results["answers"]:
+        if any(row.get("tags") for row in answers.get("questions", [])):
+            console.print()
+            _table(*tag_rows(answers), title=f"By tag and kind: {answers['llm']}")
     console.print(f"[dim]wrote {', '.join(str(p) for p in written)}[/]")
 
 
