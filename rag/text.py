@@ -311,15 +311,6 @@ def has_name(text: str, name: str) -> bool:
     return name in names_written(text)
 
 
-def mentions(text: str, name: str) -> bool:
-    """``text`` mentions ``name`` in any casing or spacing ("LLaMA-2" in "Llama 2"): the lenient
-    test of whether a paper lacks a name the question asks about."""
-    squash = functools.partial(re.sub, r"[\W_]+", "")
-    if len(name) > 2 and name.endswith("s") and name[:-1].isupper():
-        name = name[:-1]  # "LLMs" is mentioned by a paper that writes "LLM"
-    return squash(canonical_name(name)).lower() in squash(plain_text(text).translate(_SCRIPT_DIGITS)).lower()
-
-
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 

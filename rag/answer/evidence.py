@@ -28,7 +28,6 @@ from rag.text import (
     coined_names,
     has_name,
     lexical_terms,
-    mentions,
     normalized,
     numbers_in,
     plain_text,
@@ -79,18 +78,16 @@ class PaperEvidence:
     sentences: list[Sentence] = field(default_factory=list)
     support: float = 0.0  # best sentence coverage: how fully this paper answers the question
     missing: tuple[str, ...] = ()  # rare terms or numbers of the question the paper lacks
-    typed: bool = True  # some sentence names what the question asks for (a figure, a name)
+    # Some sentence names what the question asks for (a figure, a name). It ranks sentences and
+    # judges a model's draft; it is not a reason to decline: a paper may give the figure in words
+    # or the expansion in a form no pattern reads, and quoting it is still better than refusing.
+    typed: bool = True
     constraint: float = 1.0  # for "which paper ...": how much of what it asks one sentence says
 
     @property
     def answers(self) -> bool:
         """This paper's evidence answers the question (see :func:`answers_question`)."""
-        return (
-            self.support >= ANSWER_COVERAGE
-            and not self.missing
-            and self.typed
-            and self.constraint >= CONSTRAINT_COVERAGE
-        )
+        return self.support >= ANSWER_COVERAGE and not self.missing and self.constraint >= CONSTRAINT_COVERAGE
 
 
 def gather(
@@ -158,10 +155,6 @@ def gather(
         specific = (weights.rare | weights.absent) & names_asked
         missing = sorted(t for t in specific if t in terms and t not in present)
         missing += sorted(asked_numbers - numbers_in(plain_text(paper.abstract)))
-        # A coined name is judged before stemming: "TraCeS" is not "traces", and "HumanEval"
-        # missing from the paper is missing whatever common words its stem shares.
-        text = f"{paper.title} {paper.label} {paper.abstract}"
-        missing += sorted(n for n in coined if not mentions(text, n))
         # What the quoted answer would say: its two best sentences, with the paper's identity.
         support = coverage(
             terms, names[key].union(*(set(lexical_terms(s.text)) for s in ranked[:2])), weights

@@ -65,7 +65,7 @@ def test_without_symbols_math_keeps_its_words_for_matching():
 
 
 def test_names_are_told_by_their_shape_before_any_stemming():
-    from rag.text import coined_names, has_name, mentions
+    from rag.text import coined_names, has_name
 
     question = "Does TraCeS beat DB-KSVD, C^3, S²IP or GPT-5 on LLMs in the Method section?"
     assert coined_names(question) == {"TraCeS", "DB-KSVD", "C3", "S2IP", "GPT-5", "LLMs"}
@@ -73,5 +73,3 @@ def test_names_are_told_by_their_shape_before_any_stemming():
     assert not has_name("Execution traces of the agent.", "TraCeS")  # the stem "trace", not the name
     assert has_name(r"Cross-Context Consistency ($C^3$)", "C3") and has_name("C³ detects it", "C3")
     assert has_name("dead-by-TopK", "TopK")
-    assert mentions("Llama 2 models", "LLaMA-2") and mentions("one LLM", "LLMs")
-    assert not mentions("coding benchmarks", "HumanEval")
