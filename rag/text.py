@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
@@ -62,13 +63,104 @@ _MARKUP = [
 ]
 
 
-def plain_text(text: str) -> str:
+def plain_text(text: str, symbols: bool = False) -> str:
     """Light LaTeX/markdown unwrapped (``$\\textbf{14.94}$%`` → ``14.94%``): models and judges
-    compare plain numbers far more reliably than markup."""
+    compare plain numbers far more reliably than markup.
+
+    ``symbols`` is for people: inline math is typeset as Unicode text as well
+    (``$\\gamma = \\|\\boldsymbol{\\mu}\\|$`` → ``γ = ‖μ‖``, ``\\rho`` → ``ρ``). Without it, text
+    keeps ``\\gamma``'s word: the lexical index and support judging match "gamma", never "γ",
+    and indexes already built must keep tokenizing corpus text the same way.
+    """
+    if symbols:
+        text = _MATH_SPAN.sub(lambda m: math_text(m.group(1) or m.group(2) or ""), text)
     for _ in range(2):  # nested markup such as $\textbf{x}$
         for pattern, repl in _MARKUP:
             text = pattern.sub(repl, text)
+    if symbols:  # outside math only named symbols: "003_35..." is a file name, not x with subscript
+        text = _NAMED_SYMBOL.sub(lambda m: _SYMBOLS[m.group(1)], text)
     return text
+
+
+# Inline math: $...$ on one line (not "$5 and $6"-style prices: no digit-space right after "$"),
+# or \( ... \).
+_MATH_SPAN = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]{1,300}?)(?<![\s\\])\$(?!\d)|\\\((.{1,300}?)\\\)")
+_GREEK = (
+    "alpha α beta β gamma γ delta δ epsilon ε varepsilon ε zeta ζ eta η theta θ vartheta ϑ iota ι"
+    " kappa κ lambda λ mu μ nu ν xi ξ pi π varpi ϖ rho ρ varrho ϱ sigma σ varsigma ς tau τ"
+    " upsilon υ phi φ varphi φ chi χ psi ψ omega ω Gamma Γ Delta Δ Theta Θ Lambda Λ Xi Ξ Pi Π"
+    " Sigma Σ Upsilon Υ Phi Φ Psi Ψ Omega Ω"
+)
+_SYMBOLS = {
+    **dict(zip(_GREEK.split()[::2], _GREEK.split()[1::2], strict=True)),
+    "|": "‖", "Vert": "‖", "cdot": "·", "times": "×", "div": "÷", "pm": "±", "mp": "∓",
+    "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "neq": "≠", "ne": "≠", "approx": "≈", "sim": "~",
+    "simeq": "≃", "equiv": "≡", "propto": "∝", "ll": "≪", "gg": "≫", "infty": "∞", "to": "→",
+    "rightarrow": "→", "Rightarrow": "⇒", "leftarrow": "←", "gets": "←", "mapsto": "↦",
+    "leftrightarrow": "↔", "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪",
+    "cap": "∩", "forall": "∀", "exists": "∃", "sum": "Σ", "prod": "∏", "int": "∫", "partial": "∂",
+    "nabla": "∇", "ell": "ℓ", "star": "⋆", "ast": "*", "circ": "∘", "oplus": "⊕", "otimes": "⊗",
+    "top": "⊤", "perp": "⊥", "emptyset": "∅", "varnothing": "∅", "mid": "|", "vert": "|",
+    "langle": "⟨", "rangle": "⟩", "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋",
+    "ldots": "…", "dots": "…", "cdots": "⋯", "sqrt": "√", "neg": "¬", "land": "∧", "lor": "∨",
+    "wedge": "∧", "vee": "∨", "dagger": "†", "prime": "′", "%": "%", "$": "$", "&": "&", "#": "#",
+    "_": "_", "{": "{", "}": "}", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "quad": " ",
+    "qquad": " ", "left": "", "right": "", "big": "", "Big": "", "bigl": "", "bigr": "", "Bigl": "",
+    "Bigr": "", "displaystyle": "", "limits": "",
+}  # fmt: skip
+_DOUBLE_STRUCK = dict(zip("RNZQCEP", "ℝℕℤℚℂ𝔼ℙ", strict=True))
+_ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "widehat": "\u0302",
+            "bar": "\u0304", "overline": "\u0305", "vec": "\u20d7", "dot": "\u0307"}  # fmt: skip
+_SUPERSCRIPT = dict(
+    zip("0123456789+-=()abcdefghijklmnoprstuvwxyzT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀ", strict=True)
+)
+_SUBSCRIPT = dict(zip("0123456789+-=()aeoxhklmnpstijruv", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵣᵤᵥ", strict=True))
+_BRACED = r"\{((?:[^{}]|\{[^{}]*\})*)\}"  # one level of nesting: \frac{a_{i}}{b}
+_FRAC = re.compile(r"\\[dt]?frac\s*" + _BRACED + r"\s*" + _BRACED)
+_FONT = re.compile(
+    r"\\(?:boldsymbol|mathbf|mathrm|mathit|mathsf|mathtt|bm|text|textrm|textbf|textit|texttt|emph"
+    r"|operatorname|mathcal|mathscr|mathfrak)\s*" + _BRACED
+)
+_BLACKBOARD = re.compile(r"\\mathbb\s*\{?([A-Za-z])\}?")
+_ACCENT = re.compile(r"\\(" + "|".join(_ACCENTS) + r")\s*(?:\{([^{}]{1,3})\}|([A-Za-z]))")
+_SCRIPT = re.compile(r"([\^_])\s*(?:" + _BRACED + r"|(\\[A-Za-z]+|[A-Za-z0-9+\-]))")
+_COMMAND = re.compile(r"\\([A-Za-z]+|[|%$&#_{},;:! ])")
+_NAMED_SYMBOL = re.compile(
+    r"\\(" + "|".join(sorted((k for k in _SYMBOLS if k.isalpha()), key=len, reverse=True)) + r")(?![A-Za-z])"
+)
+
+
+def _script(match: re.Match) -> str:
+    """``^{2}`` → ``²``, ``_t`` → ``ₜ``; a script Unicode cannot write stays readable: ``^(1/2)``."""
+    mark, body = match.group(1), match.group(2) if match.group(2) is not None else match.group(3)
+    table = _SUPERSCRIPT if mark == "^" else _SUBSCRIPT
+    body = math_text(body)
+    if body and all(c in table for c in body):
+        return "".join(table[c] for c in body)
+    return f"{mark}{body}" if len(body) == 1 or body.isalnum() else f"{mark}({body})"
+
+
+def math_text(math: str) -> str:
+    """LaTeX math as plain Unicode text: ``\\|\\boldsymbol{\\mu}\\|/\\sigma^2`` → ``‖μ‖/σ²``.
+
+    Only what reads unambiguously is rewritten; an unknown command loses its backslash (``\\foo``
+    → ``foo``) rather than reaching the terminal as markup.
+    """
+    for _ in range(3):  # nesting: \frac{\boldsymbol{x}}{2}
+        math = _FONT.sub(r"\1", math)
+        math = _FRAC.sub(lambda m: f"{_grouped(m.group(1))}/{_grouped(m.group(2))}", math)
+    math = _BLACKBOARD.sub(lambda m: _DOUBLE_STRUCK.get(m.group(1), m.group(1)), math)
+    math = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], math)
+    math = _COMMAND.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), math)
+    math = _SCRIPT.sub(_script, math)
+    math = re.sub(r"(?<!\\)[{}]", "", math)
+    return unicodedata.normalize("NFC", re.sub(r"(?<=√) (?=\S)", "", math))  # O + tilde → Õ
+
+
+def _grouped(part: str) -> str:
+    """A fraction's numerator or denominator, bracketed when it is more than one symbol."""
+    part = math_text(part).strip()
+    return f"({part})" if re.search(r"[\s+\-*/·×=]", part) else part
 
 
 # --- display ---------------------------------------------------------------------------------
@@ -165,6 +257,58 @@ def lexical_sequence(text: str) -> list[str]:
 def lexical_terms(text: str) -> list[str]:
     """:func:`lexical_sequence` with repeats dropped (order of first use kept)."""
     return list(dict.fromkeys(lexical_sequence(text)))
+
+
+# --- names ---------------------------------------------------------------------------------
+# A token's shape can say it is a name before any stemmer sees it: "TraCeS" stems to "trace", a
+# common word, but its inner capitals make it a coined name, and so do digits or symbols inside
+# (DB-KSVD, C^3, S²IP, GPT-5) and all capitals (SOPE). Such names match as names: whole, with
+# their case, never through the English word their letters happen to spell.
+
+_NAME_TOKEN = re.compile(r"[^\W_](?:[\w^'’+\-]*[^\W_])?")
+_SCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
+
+
+def canonical_name(token: str) -> str:
+    """A name as written in any markup: ``$C^3$``, ``C^{3}`` and ``C³`` are all ``C3``."""
+    return re.sub(r"[\\${}^*`]", "", token.translate(_SCRIPT_DIGITS)).strip("'’-+")
+
+
+def is_coined(token: str) -> bool:
+    """Shaped like a coined name: a capital after a lower-case letter or inside (TraCeS, AdaSCALE,
+    PlugGuard), letters with digits (GPT-5, d2, 3DGS, S²IP), a symbol inside (C^3), or all capitals
+    (SOPE, MMLU). The plural of an acronym (LLMs, SAEs) is the acronym, not a new name."""
+    core = token[:-1] if len(token) > 2 and token.endswith("s") and token[:-1].isupper() else token
+    letters = [c for c in core if c.isalpha()]
+    if not letters:
+        return False
+    upper_inside = any(c.isupper() for c in core[1:])
+    return (
+        (upper_inside and any(c.islower() for c in core) and core is token)
+        or (any(c.isdigit() for c in token.translate(_SCRIPT_DIGITS)) and len(token) >= 2)
+        or "^" in token
+        or (len(letters) >= 2 and core.isupper())
+    )
+
+
+def coined_names(text: str) -> set[str]:
+    """The coined names of ``text`` (see :func:`is_coined`), in canonical form with their case."""
+    return {canonical_name(t) for t in _NAME_TOKEN.findall(plain_text(text)) if is_coined(t)} - {""}
+
+
+def names_written(text: str) -> set[str]:
+    """Every token of ``text`` as a name would be written (canonical, case kept), with the parts
+    of hyphenated ones: a question's "TopK" is in a paper that writes "dead-by-TopK"."""
+    found: set[str] = set()
+    for token in _NAME_TOKEN.findall(plain_text(text)):
+        found.add(canonical_name(token))
+        found.update(canonical_name(p) for p in token.split("-"))
+    return found - {""}
+
+
+def has_name(text: str, name: str) -> bool:
+    """``text`` writes ``name`` with its case (canonical forms compared; see :func:`names_written`)."""
+    return name in names_written(text)
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -17,11 +17,23 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from rag.answer.asked import asked_for, expansion_in, names_answer
 from rag.answer.context import without_injections
+from rag.answer.language import needs_translation
 from rag.index.tokens import count_tokens
 from rag.resources import prompt_text
 from rag.retrieval.relevance import TermWeights, coverage, name_matches, name_terms, paper_terms
-from rag.text import lexical_terms, numbers_in, plain_text, split_sentences
+from rag.text import (
+    RESEARCH_FILLER,
+    coined_names,
+    has_name,
+    lexical_terms,
+    normalized,
+    numbers_in,
+    plain_text,
+    split_sentences,
+    stem_terms,
+)
 
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
@@ -30,6 +42,15 @@ if TYPE_CHECKING:
 # A question is answered by a paper when this much of its weighted terms occur in one sentence
 # (with the paper's name) and no rare term or number of the question is missing from the paper.
 ANSWER_COVERAGE = 0.55  # calibrated on the dev split: answerable ≥ 0.61, unanswerable ≤ 0.45
+# Added to the score of a sentence that names what the question asks for (a figure for "how
+# many", a name for "which"): the quoted answer leads with it rather than with a restatement.
+TYPED_BONUS = 0.3
+# "Which paper proposes a protein structure predictor that beats AlphaFold3?" names a paper by
+# what it does: one sentence (with the paper's title) must say most of that, weighted by IDF,
+# without research filler and names: sharing the name AlphaFold3 is not enough (dev: answerable
+# ≥ 0.77).
+CONSTRAINT_COVERAGE = 0.5
+_WHICH_PAPER = re.compile(r"^\s*(?:which|what)\s+(?:papers?|works?|study|studies|article)\b", re.I)
 # "Our code is available at https://..." answers nothing, though it may contain the method's name.
 _BOILERPLATE = re.compile(
     r"https?://|\b(?:code|project page|implementation)\b.{0,40}\b(?:available|released)\b", re.I
@@ -45,6 +66,7 @@ class Sentence:
     text: str
     score: float
     coverage: float
+    names_answer: bool = True  # it names what the question asks for (rag.answer.asked)
 
 
 @dataclass
@@ -56,11 +78,16 @@ class PaperEvidence:
     sentences: list[Sentence] = field(default_factory=list)
     support: float = 0.0  # best sentence coverage: how fully this paper answers the question
     missing: tuple[str, ...] = ()  # rare terms or numbers of the question the paper lacks
+    # Some sentence names what the question asks for (a figure, a name). It ranks sentences and
+    # judges a model's draft; it is not a reason to decline: a paper may give the figure in words
+    # or the expansion in a form no pattern reads, and quoting it is still better than refusing.
+    typed: bool = True
+    constraint: float = 1.0  # for "which paper ...": how much of what it asks one sentence says
 
     @property
     def answers(self) -> bool:
         """This paper's evidence answers the question (see :func:`answers_question`)."""
-        return self.support >= ANSWER_COVERAGE and not self.missing
+        return self.support >= ANSWER_COVERAGE and not self.missing and self.constraint >= CONSTRAINT_COVERAGE
 
 
 def gather(
@@ -91,16 +118,33 @@ def gather(
     by_key: dict[str, list[Sentence]] = {key: [] for key in keyed}
     # A sentence also "contains" its paper's identity: title, label, and any rare name of the
     # question found anywhere in the paper ("what does Adalina minimize?" → "our algorithm ...").
+    coined = coined_names(question)
     names = {
         key: set(lexical_terms(f"{p.title} {p.label}"))
         | set(name_matches(question, terms, f"{p.title} {p.label} {p.abstract}", weights))
+        | {t for n in coined if has_name(f"{p.title} {p.label} {p.abstract}", n) for t in lexical_terms(n)}
         for key, p in keyed.items()
     }
+    constraint = None
+    if _WHICH_PAPER.search(question):
+        # What the paper does, not what it is named after: filler and names left out.
+        named = weights.rare | {t for n in coined for t in lexical_terms(n)}
+        filler = set(stem_terms(" ".join(RESEARCH_FILLER), frozenset()))
+        constraint = [t for t in terms if t not in filler and t not in named] or None
+    asked = asked_for(question)
+    asked_names = coined | {n.rstrip("s") for n in coined}
     for (key, n, text), vector in zip(rows, vectors, strict=False):
         present = set(lexical_terms(text)) | names[key]
         cov = coverage(terms, present, weights)
         similarity = sum(a * b for a, b in zip(vector, query, strict=True))
-        by_key[key].append(Sentence(key, n, text, similarity + cov, cov))
+        typed = names_answer(text, question, asked)
+        if asked.kind == "expansion" and typed:
+            cov = 1.0  # the sentence that spells the acronym out is the whole answer
+        if asked.kind == "entity":  # any new word "names" something; a new name does for sure
+            bonus = TYPED_BONUS if coined_names(text) - asked_names else 0.0
+        else:
+            bonus = TYPED_BONUS if typed and asked.kind != "open" else 0.0
+        by_key[key].append(Sentence(key, n, text, similarity + cov + bonus, cov, typed))
     out = []
     asked_numbers = numbers_in(plain_text(question))
     names_asked = name_terms(question)
@@ -115,9 +159,33 @@ def gather(
         support = coverage(
             terms, names[key].union(*(set(lexical_terms(s.text)) for s in ranked[:2])), weights
         )
+        support = max([support, *(s.coverage for s in ranked[:2])])  # a spelled-out acronym: 1
         best = sorted(ranked[:per_paper], key=lambda s: s.position)
-        out.append(PaperEvidence(key, paper, best, support, tuple(missing)))
+        typed = any(s.names_answer for s in ranked)
+        met = 1.0
+        if constraint is not None:
+            title = set(lexical_terms(f"{paper.title} {paper.label}"))
+            met = max((coverage(constraint, title | set(lexical_terms(s.text)), weights) for s in ranked),
+                      default=0.0)  # fmt: skip
+        out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met))
     return out
+
+
+def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence]) -> bool:
+    """Does a reply name what ``question`` asks for, as the evidence gives it? A restatement of
+    the question does not; an acronym's expansion must be one the papers spell out ("DLMs stands
+    for Deep Learning Models" is not, when the paper says "diffusion language models (DLMs)")."""
+    asked = asked_for(question)
+    if asked.kind == "expansion" and not needs_translation(question):
+        given = {
+            normalized(found)
+            for e in evidence
+            for s in split_sentences(e.paper.abstract)
+            if (found := expansion_in(s, asked.acronym))
+        }
+        if given:
+            return any(g in normalized(text) for g in given)
+    return needs_translation(question) or names_answer(text, question, asked)
 
 
 def answers_question(evidence: list[PaperEvidence]) -> bool:

@@ -28,13 +28,14 @@ from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
 from rag.answer.llm import LLMHandle, resolve_kind
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
+from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
 from rag.records import Answer, Hit, Paper, Turn
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import topic_of
 from rag.settings import Settings
-from rag.text import checked_query, lexical_terms, without_keys
+from rag.text import checked_query, lexical_terms, normalized, without_keys
 
 __all__ = ["AnswerChain", "Turn", "is_refusal", "refusal_sentence"]
 
@@ -240,7 +241,7 @@ class AnswerChain:
         run.lap("generate", mark)
         streamed = text if gate is not None and gate.opened else None
         if is_refusal(text):
-            return self._fallback(run, answers, None, streamed)
+            return self._fallback(run, asked, answers, None, streamed)
         if not self.settings.verify_answers:  # keys validated only, as the user asked
             return _Draft(
                 text, "generated", streamed=streamed, invalid=check_citations(text, run.context).invalid
@@ -250,8 +251,10 @@ class AnswerChain:
         attributed = attribute(text, run.context, english=not needs_translation(asked))
         if withheld is None and not attributed.text:
             withheld = "no sentence of the draft is supported by a retrieved paper"
+        if withheld is None and not ev.names_what_is_asked(attributed.text, asked, run.evidence):
+            withheld = "the draft does not name what the question asks for"
         if withheld:
-            draft = self._fallback(run, answers, withheld, streamed)
+            draft = self._fallback(run, asked, answers, withheld, streamed)
         else:
             draft = _Draft(attributed.text, "generated", streamed=streamed)  # revised if it differs
         draft.invalid, draft.attributed = attributed.invalid(run.context), attributed
@@ -284,14 +287,39 @@ class AnswerChain:
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def _fallback(self, run: _Run, answers: bool, withheld: str | None, streamed: str | None) -> _Draft:
-        """Never worse than quoting: the quoted evidence when it answers, else the refusal."""
+    def _fallback(
+        self, run: _Run, asked: str, answers: bool, withheld: str | None, streamed: str | None
+    ) -> _Draft:
+        """Never worse than quoting: the quoted evidence when it answers, else the refusal.
+
+        The model declined or its draft was withheld, so the evidence check alone would decide;
+        it matches words, and a near miss shares them ("... that outperforms AlphaFold3" next to
+        a sentence on AlphaFold3's death rates). One short yes/no question to the model about
+        the quoted sentences themselves settles it.
+        """
         shown = [
             e for e in run.evidence if e.key in run.context
         ]  # cite only what the answer is checked against
         if answers and ev.answers_question(shown):
-            return _Draft(ev.quoted_answer(shown), "quoted", withheld, streamed=streamed)
+            quoted = ev.quoted_answer(shown)
+            if self._confirmed(run, asked, quoted):
+                return _Draft(quoted, "quoted", withheld, streamed=streamed)
+            withheld = withheld or "the quoted evidence does not answer what the question asks"
         return _Draft(self._refusal, "abstained", withheld, streamed=streamed)
+
+    def _confirmed(self, run: _Run, question: str, quoted: str) -> bool:
+        """The model's yes/no on whether ``quoted`` answers ``question`` (a few dozen tokens out
+        of the prompt cache's reach, one token back); a failed call leaves the evidence check's
+        decision standing."""
+        prompt = prompt_text("evidence_check").format(question=question, evidence=without_keys(quoted))
+        mark = time.perf_counter()
+        try:
+            reply = self.llm.invoke(prompt)
+        except CitelineError:
+            return True
+        finally:
+            run.lap("confirm", mark)
+        return normalized(reply)[:2] != "no"
 
     def _context_budget(self, question: str) -> int:
         fixed = count_tokens(self._system) + count_tokens(question) + 64

@@ -153,14 +153,17 @@ class Summary:
 
 
 def md(text: str, keep_keys: bool = False) -> str:
-    """Corpus-derived text as literal Markdown, LaTeX unwrapped; ``keep_keys`` leaves ``[KEY]`` as is.
+    """Corpus-derived text as literal Markdown, LaTeX unwrapped and math typeset as Unicode text;
+    ``keep_keys`` leaves ``[KEY]`` as is.
 
     A bracketed key not followed by ``(`` is no link, so citations stay readable in the raw file.
     """
     if not keep_keys:
-        return markdown_literal(plain_text(text))
+        return markdown_literal(plain_text(text, symbols=True))
     parts = KEY_GROUP.split(text)  # text, key group, text, ...
-    return "".join(f"[{p}]" if i % 2 else markdown_literal(plain_text(p)) for i, p in enumerate(parts))
+    return "".join(
+        f"[{p}]" if i % 2 else markdown_literal(plain_text(p, symbols=True)) for i, p in enumerate(parts)
+    )
 
 
 def fully_cited(text: str, keys: dict) -> bool:

@@ -49,6 +49,53 @@ def answer_rows(results: dict) -> tuple[list[str], list[list[str]]]:
     return _transposed(results["answers"], "llm", list(ANSWER_METRICS))
 
 
+TAG_METRICS = (
+    "questions",
+    "abstention_on_unanswerable",
+    "refusal_on_answerable",
+    "fact_coverage",
+    "gold_citation_precision",
+    "gold_citation_recall",
+    "quoted_fallbacks",
+)
+
+
+def by_tag(rows: list[dict]) -> dict[str, dict[str, Any]]:
+    """The answer figures per tag (``near-miss``, ``entity``, ...) and per kind of question.
+
+    Computed from the per-question rows, so a results.json written before tags existed is read
+    the same way: a tag's questions are few, and an overall mean hides them.
+    """
+    from rag.eval.metrics import mean
+
+    groups: dict[str, list[dict]] = {}
+    for row in rows:
+        for tag in row.get("tags") or []:
+            groups.setdefault(tag, []).append(row)
+    for row in rows:
+        groups.setdefault(f"kind: {row['kind']}", []).append(row)
+    out = {}
+    for name, members in groups.items():
+        answerable = [r for r in members if r["kind"] != "unanswerable"]
+        unanswerable = [r for r in members if r["kind"] == "unanswerable"]
+        out[name] = {
+            "questions": len(members),
+            "abstention_on_unanswerable": mean([float(r["abstained"]) for r in unanswerable]),
+            "refusal_on_answerable": mean([float(r["abstained"]) for r in answerable]),
+            "fact_coverage": mean([r.get("fact_coverage") for r in members]),
+            "gold_citation_precision": mean([r.get("gold_citation_precision") for r in answerable]),
+            "gold_citation_recall": mean([r.get("gold_citation_recall") for r in answerable]),
+            "quoted_fallbacks": sum(r.get("answer_mode") == "quoted" for r in members),
+        }
+    return out
+
+
+def tag_rows(answers: dict) -> tuple[list[str], list[list[str]]]:
+    """One row per tag or kind, one column per metric, for one LLM's answers."""
+    table = by_tag(answers.get("questions", []))
+    return ["tag", *TAG_METRICS], [[name, *(_fmt(f[m]) for m in TAG_METRICS)] for name, f in table.items()]
+
+
 def markdown(results: dict) -> str:
     """report.md: what was run, and both tables."""
 
@@ -73,6 +120,8 @@ def markdown(results: dict) -> str:
         table(*answer_rows(results)),
         "",
     ]
+    for answers in results["answers"]:
+        parts += [f"## Answers by tag and kind: {answers['llm']}", "", table(*tag_rows(answers)), ""]
     return "\n".join(parts)
 
 

@@ -8,7 +8,9 @@ another). So a paper is judged on what it shares with the question:
   its inverse document frequency in the collection, so "watermarking" counts for more than
   "model", and a term no paper has (GPT-5, MMLU) pulls every paper's coverage down;
 - **names**: a rare term of the question (a method name in any casing: ``adalina``, ``Anchors``,
-  ``OPUS``) found in the paper is an exact match, the strongest evidence there is;
+  ``OPUS``) found in the paper is an exact match, the strongest evidence there is; so is a name
+  the question writes in a coined shape (``TraCeS``, ``C^3``: :func:`rag.text.coined_names`) that
+  the paper writes the same way and few candidates share, whatever word its stem spells;
 - **dense similarity**, which carries paraphrases that share no words.
 
 Thresholds are calibrated on the dev split (``eval/icml2026-dev.jsonl``) and reported on the
@@ -20,10 +22,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from rag.text import lexical_sequence, lexical_terms
+from rag.text import coined_names, has_name, lexical_sequence, lexical_terms
 
 if TYPE_CHECKING:
     from rag.records import Hit, Paper
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 
 RARE_SHARE = 0.01  # a term in at most 1% of the chunks (and at most RARE_MAX) is a name
 RARE_MAX = 25
+# A coined name is a name when at most this many candidate papers write it ("TraCeS": one; a
+# benchmark every candidate evaluates on, like "ImageNet", is not evidence of one paper).
+COINED_MAX = 3
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,7 @@ class TermWeights:
     weights: dict[str, float]
     rare: frozenset[str]  # terms so rare in the collection that a match is a name match
     absent: frozenset[str] = frozenset()  # terms no chunk contains
+    coined: frozenset[str] = frozenset()  # the query's coined names few candidates write
 
     @classmethod
     def from_counts(cls, terms: Iterable[str], df: dict[str, int], total: int) -> TermWeights:
@@ -114,6 +120,21 @@ def name_matches(query: str, terms: Iterable[str], paper_text: str, weights: Ter
     )  # fmt: skip
 
 
+def with_coined(weights: TermWeights, query: str, candidates: Iterable[str]) -> TermWeights:
+    """``weights`` knowing which coined names of ``query`` are rare among the ``candidates``' texts.
+
+    The lexical index only knows stems ("TraCeS" is counted as the common "trace"), so a coined
+    name's rarity is judged on the candidates retrieved for the query, written as the query
+    writes it.
+    """
+    names = coined_names(query)
+    if not names:
+        return weights
+    texts = list(candidates)
+    rare = frozenset(n for n in names if sum(has_name(t, n) for t in texts) <= COINED_MAX)
+    return replace(weights, coined=rare)
+
+
 def paper_terms(paper: Paper) -> set[str]:
     """The lexical terms of a paper's title, label and abstract."""
     return set(lexical_terms(f"{paper.title} {paper.label} {paper.abstract}"))
@@ -132,6 +153,7 @@ def judge(
     """How ``paper`` relates to ``query`` (whose lexical terms are ``query_terms``)."""
     text = f"{paper.title} {paper.label} {paper.abstract}"
     names = name_matches(query, query_terms, text, weights)
+    names += tuple(sorted(n for n in weights.coined if has_name(text, n)))
     phrase = has_phrase(lexical_sequence(query), lexical_sequence(text))
     return Relevance(coverage(query_terms, paper_terms(paper), weights), names, similarity or 0.0, phrase)
 

@@ -22,7 +22,7 @@ from rag.index.metadata import first_chunk_id, paper_from_metadata
 from rag.index.store import Store, find_paper, open_stores
 from rag.records import Hit, Paper
 from rag.retrieval import MODES
-from rag.retrieval.relevance import TermWeights, judge
+from rag.retrieval.relevance import TermWeights, judge, with_coined
 from rag.retrieval.topics import TopicSelection, rank_topic
 from rag.settings import Settings
 from rag.text import checked_query, lexical_terms
@@ -282,6 +282,9 @@ class Retriever:
         hits = []
         query_terms = lexical_terms(query)
         weights = self.term_weights(query_terms) if floor else None
+        if weights is not None:
+            shown = (paper_from_metadata(c.meta) for c in papers.values())
+            weights = with_coined(weights, query, (f"{p.title} {p.label} {p.abstract}" for p in shown))
         best = max((c.similarity or 0.0 for c in papers.values()), default=0.0)
         for candidate in papers.values():
             if (mode == "dense" and candidate.dense_rank is None) or (

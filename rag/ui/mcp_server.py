@@ -77,7 +77,7 @@ CollectionName = Annotated[
 
 def _plain(text: str) -> str:
     """Corpus text as a person reads it: LaTeX/Markdown unwrapped, no control characters."""
-    return printable(plain_text(text))
+    return printable(plain_text(text, symbols=True))
 
 
 class PaperRef(BaseModel):

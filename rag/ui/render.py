@@ -34,8 +34,9 @@ errors = Console(stderr=True, highlight=False)
 
 def shown(text: str, latex: bool = True) -> str:
     """Corpus or user text as rich shows it literally: no control sequence, no markup, and LaTeX
-    unwrapped (not for identifiers, ``latex=False``: an ID must read exactly as typed)."""
-    return escape(printable(plain_text(text) if latex else text))
+    unwrapped and inline math typeset as Unicode text (``\\rho`` → ``ρ``); not for identifiers
+    (``latex=False``: an ID must read exactly as typed)."""
+    return escape(printable(plain_text(text, symbols=True) if latex else text))
 
 
 def print_json(data: Any) -> None:
@@ -284,7 +285,8 @@ def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
 def _table(header: list[str], rows: list[list[str]], title: str) -> None:
     table = Table(title=title, box=None, pad_edge=False)
     for column in header:
-        table.add_column(column, justify="left" if column in ("section", "config", "metric") else "right")
+        left = column in ("section", "config", "metric", "tag")
+        table.add_column(column, justify="left" if left else "right")
     for row in rows:
         table.add_row(*(shown(str(c)) for c in row))
     console.print(table)
@@ -292,11 +294,15 @@ def _table(header: list[str], rows: list[list[str]], title: str) -> None:
 
 def eval_results(results: dict, written: list[Path]) -> None:
     """Both eval tables and the files written."""
-    from rag.eval.report import answer_rows, retrieval_rows
+    from rag.eval.report import answer_rows, retrieval_rows, tag_rows
 
     _table(*retrieval_rows(results), title=f"Retrieval ({results['questions']} questions)")
     console.print()
     _table(*answer_rows(results), title=f"Answers (judge: {results['judge']})")
+    for answers in results["answers"]:
+        if any(row.get("tags") for row in answers.get("questions", [])):
+            console.print()
+            _table(*tag_rows(answers), title=f"By tag and kind: {answers['llm']}")
     console.print(f"[dim]wrote {', '.join(str(p) for p in written)}[/]")
 
 
@@ -342,7 +348,8 @@ _streamed: list[str] = []
 
 def stream_token(piece: str) -> None:
     """Print a piece of a streamed answer as it arrives."""
-    text = printable(plain_text(piece))  # quoted evidence arrives whole: LaTeX unwrapped
+    # Quoted evidence arrives whole, so its math is typeset like any shown text.
+    text = printable(plain_text(piece, symbols=True))
     _streamed.append(text)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -77,9 +77,10 @@ def test_invented_figure_is_withheld_and_weak_evidence_keeps_the_refusal(seed_se
 
 
 def test_refusal_despite_strong_evidence_falls_back_to_the_quoted_evidence(seed_settings, seed_retriever):
-    chain, model = _chain(seed_settings, seed_retriever, [refusal_sentence()])
+    chain, model = _chain(seed_settings, seed_retriever, [refusal_sentence(), "Yes"])
     answer = chain.ask(QUESTION)
-    assert len(model.prompts) == 1 and answer.mode == "quoted" and not answer.abstained
+    assert len(model.prompts) == 2 and answer.mode == "quoted" and not answer.abstained
+    assert "yes or no" in model.prompts[1][0].content  # one short check of the quote, then shown
     assert answer.withheld is None and [c.paper.id for c in answer.citations] == ["000-02"]
     assert "14.94" in answer.text  # the quoted sentence holds the answer
     quoted = [s for s in answer.text.split(" [000-02]") if s.strip(". ")]
@@ -93,7 +94,7 @@ def test_refusal_with_weak_evidence_is_final(seed_settings, seed_retriever):
 
 
 def test_draft_supported_by_no_paper_is_withheld_and_the_evidence_quoted(seed_settings, seed_retriever):
-    chain, _ = _chain(seed_settings, seed_retriever, ["Mars has two moons and a red sky [000-02]."])
+    chain, _ = _chain(seed_settings, seed_retriever, ["Mars has two moons and a red sky [000-02].", "yes"])
     answer = chain.ask(QUESTION)
     assert answer.withheld == "no sentence of the draft is supported by a retrieved paper"
     assert answer.mode == "quoted" and "Mars" not in answer.text and "14.94" in answer.text
@@ -110,7 +111,7 @@ def test_unsupported_sentence_is_dropped_and_the_supported_one_kept(seed_setting
 
 
 def test_streaming_never_shows_a_refusal_that_the_evidence_overrules(seed_settings, seed_retriever):
-    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence()])
+    chain, _ = _chain(seed_settings, seed_retriever, [refusal_sentence(), "yes"])
     shown: list[str] = []
     answer = chain.ask(QUESTION, on_token=shown.append)
     assert "".join(shown) == answer.text and refusal_sentence() not in "".join(shown)

@@ -48,6 +48,13 @@ def test_papers_list_and_show(seed_settings):
     )
 
 
+def test_an_abstract_with_inline_math_is_shown_as_readable_text(seed_settings):
+    shown = run(["papers", "show", "000-07"], seed_settings)
+    assert shown.returncode == 0, shown.stderr
+    assert "γ = ‖μ‖/‖σ‖" in shown.stdout and "Spearman ρ = 0.89" in shown.stdout
+    assert "\\boldsymbol" not in shown.stdout and "\\rho" not in shown.stdout
+
+
 def test_bad_input_gives_one_line_error_and_nonzero_exit(seed_settings, tmp_path):
     missing = run(["papers", "show", "nope"], seed_settings)
     assert (
@@ -74,6 +81,22 @@ def test_ask_json_without_llm_cites_the_entry_with_provenance(seed_settings):
         ("000-02", "000_888317b1d60d9493.txt", 5)
     }
     assert set(answer) >= {"answer", "abstained", "citations", "retrieved", "model", "timings"}
+
+
+def test_a_mixed_case_name_is_matched_as_a_name_and_its_acronym_spelled_out(seed_settings):
+    # "TraCeS" stems to the common word "trace": only its shape makes it a name.
+    result = run(["ask", "What is TraCeS short for?", "--json"], seed_settings)
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert not answer["abstained"] and [c["id"] for c in answer["citations"]] == ["003-13"]
+    assert "Trajectory-based Constraint Estimation for Safety" in answer["answer"]
+
+
+def test_a_near_miss_sharing_only_a_name_is_declined_not_quoted(seed_settings):
+    # A paper reports death rates "on AlphaFold3"; none proposes a model that outperforms it.
+    question = "Which paper proposes a new protein structure prediction model that outperforms AlphaFold3?"
+    answer = json.loads(run(["ask", question, "--json"], seed_settings).stdout)
+    assert answer["abstained"] and answer["citations"] == []
 
 
 def test_ask_abstains_on_a_question_the_papers_cannot_answer(seed_settings):

@@ -55,3 +55,29 @@ def test_faithfulness_counts_supported_sentences():
     context = ADA + " We study linear dueling bandits."
     assert m.faithfulness(f"{ADA} [K1] Mars is red [K1].", context, LexicalJudge()) == 0.5
     assert m.faithfulness("", context, LexicalJudge()) is None
+
+
+def test_figures_per_tag_show_what_an_overall_mean_hides():
+    from rag.eval.report import by_tag, markdown
+
+    def row(kind, abstained, tags=(), facts=None, gold=(None, None), mode="extractive"):
+        return {"kind": kind, "abstained": abstained, "tags": list(tags), "fact_coverage": facts,
+                "gold_citation_precision": gold[0], "gold_citation_recall": gold[1],
+                "answer_mode": mode}  # fmt: skip
+
+    rows = [
+        row("unanswerable", True, ["near-miss"]),
+        row("unanswerable", False, ["near-miss"], mode="quoted"),
+        row("unanswerable", True),
+        row("factoid", False, ["acronym"], facts=1.0, gold=(1.0, 1.0)),
+        row("factoid", True, ["acronym"], facts=0.0),
+    ]
+    figures = by_tag(rows)
+    assert figures["near-miss"]["abstention_on_unanswerable"] == 0.5
+    assert figures["near-miss"]["quoted_fallbacks"] == 1 and figures["kind: unanswerable"]["questions"] == 3
+    assert figures["acronym"]["refusal_on_answerable"] == 0.5 and figures["acronym"]["fact_coverage"] == 0.5
+    assert figures["acronym"]["gold_citation_recall"] == 1.0
+    results = {"eval_set": "e", "questions": 5, "kinds": {"factoid": 2}, "collection": "c", "top_k": 4,
+               "judge": "lexical", "retrieval": [{"mode": "hybrid", "recall@4": 1.0}],
+               "answers": [{"llm": "none", "questions": rows}]}  # fmt: skip
+    assert "| near-miss | 2 | 0.500 |" in markdown(results)

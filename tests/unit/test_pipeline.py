@@ -49,10 +49,37 @@ def test_the_model_sees_numbered_evidence_under_the_paper_key_and_a_stable_syste
     assert model.prompts[1][0].content == system.content  # same prefix: the prompt cache reuses it
 
 
-def test_a_refusal_with_strong_evidence_becomes_the_quoted_answer():
-    chain, _ = _chain([refusal_sentence()])
+def test_a_refusal_with_strong_evidence_becomes_the_quoted_answer_once_the_model_confirms_it():
+    chain, model = _chain([refusal_sentence(), "Yes."])
     answer = chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?")
     assert answer.mode == "quoted" and "14.94" in answer.text and answer.citations[0].paper.id == "o1"
+    check = model.prompts[1][0].content
+    assert "Reply with one word: yes or no" in check and "AdaSCALE beats OptFS by 14.94%" in check
+
+
+def test_quoted_evidence_the_model_says_does_not_answer_is_not_shown():
+    chain, model = _chain([refusal_sentence(), "No"])
+    answer = chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?")
+    assert answer.abstained and answer.citations == [] and len(model.prompts) == 2
+    assert answer.withheld == "the quoted evidence does not answer what the question asks"
+
+
+def test_a_which_paper_question_needs_a_sentence_that_says_what_the_paper_does_not_just_a_name():
+    from rag.answer import evidence as ev
+    from rag.retrieval.relevance import TermWeights
+    from rag.text import lexical_terms
+
+    death = paper("s1", "Sparse autoencoder death rates are near zero on GPT-2 and over 70% on AlphaFold3.")
+    question = "Which paper proposes a protein structure predictor that outperforms AlphaFold3?"
+    terms = lexical_terms(question)
+    common = {t: 500 for t in terms} | {"alphafold3": 1}  # the name carries the weight
+    found = ev.gather(question, {"s1": death}, None, TermWeights.from_counts(terms, common, 1000))[0]
+    assert found.support >= ev.ANSWER_COVERAGE and not found.missing  # words alone would quote it
+    assert found.constraint < ev.CONSTRAINT_COVERAGE and not found.answers
+    asked = "Which paper measures sparse autoencoder death rates on AlphaFold3?"
+    terms = lexical_terms(asked)
+    weights = TermWeights.from_counts(terms, {t: 500 for t in terms} | {"alphafold3": 1}, 1000)
+    assert ev.gather(asked, {"s1": death}, None, weights)[0].answers
 
 
 def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer():
@@ -138,3 +165,30 @@ def test_an_abstention_never_starts_the_model_a_listing_asks_it_once_per_topic_a
     chain.ask("By how much does AdaSCALE beat OptFS?")
     chain.ask("What does AudioMark survive?")
     assert started == [True] and len(model.prompts) == 3
+
+
+KSVD = paper(
+    "k1",
+    "We propose Double-Batch KSVD (DB-KSVD), a scalable dictionary learning algorithm. We demonstrate its"
+    " efficacy by disentangling text embeddings of the Gemma-2-2B and Pythia-160M models.",
+)
+
+
+def test_a_draft_that_restates_the_question_is_withheld_and_the_sentence_naming_the_answer_quoted():
+    model = ScriptedChatModel(
+        replies=["DB-KSVD disentangled the embeddings of the models [k1].", "yes"], prompts=[]
+    )
+    handle = LLMHandle("openai", model, "scripted")
+    chain = AnswerChain(Settings(llm="openai"), FakeRetriever([KSVD, *PAPERS]), handle)
+    answer = chain.ask("Which models did DB-KSVD disentangle the embeddings of?")
+    assert answer.mode == "quoted" and "does not name what the question asks for" in answer.withheld
+    assert "Gemma-2-2B and Pythia-160M" in answer.text and answer.citations[0].paper.id == "k1"
+
+
+def test_an_acronym_is_answered_with_the_expansion_the_paper_gives():
+    mabs = paper("m1", "We study streaming multi-armed bandits (MABs). We prove regret bounds.")
+    model = ScriptedChatModel(replies=["MABs stands for Many Agent Bandits [m1].", "yes"], prompts=[])
+    handle = LLMHandle("openai", model, "scripted")
+    chain = AnswerChain(Settings(llm="openai"), FakeRetriever([mabs, *PAPERS]), handle)
+    answer = chain.ask("What is MABs short for?")
+    assert answer.mode == "quoted" and "multi-armed bandits (MABs)" in answer.text

@@ -50,3 +50,27 @@ def test_phrases_alternatives_and_filler():
 def test_a_term_no_chunk_contains_weighs_most():
     _, weights = _weights("quantum watermarking", [paper("p", "watermarking of audio")])
     assert weights.weights["quantum"] > weights.weights["watermark"] and "quantum" in weights.absent
+
+
+def test_a_coined_name_whose_stem_is_a_common_word_is_still_a_name_match():
+    from rag.retrieval.relevance import with_coined
+
+    traces = paper("t1", "We propose **TraCeS** (Trajectory-based Constraint Estimation for Safety).")
+    logs = paper("t2", "We study execution traces of agents.")
+    query = "What is TraCeS short for?"
+    terms = lexical_terms(query)
+    common = TermWeights.from_counts(terms, {"trace": 150, "short": 40}, 200)  # "trace" is everywhere
+    assert judge(query, terms, traces, 0.1, common).names == ()  # the stem alone is no name
+    weights = with_coined(common, query, [traces.abstract, logs.abstract])
+    assert judge(query, terms, traces, 0.1, weights).names == ("TraCeS",)
+    assert judge(query, terms, logs, 0.1, weights).names == ()
+
+
+def test_a_coined_name_many_candidates_write_is_not_evidence_of_one_paper():
+    from rag.retrieval.relevance import with_coined
+
+    query = "What accuracy does TraCeS reach on ImageNet?"
+    terms = lexical_terms(query)
+    texts = [f"Paper {n} evaluates on ImageNet." for n in range(5)]
+    weights = with_coined(TermWeights.from_counts(terms, {}, 200), query, texts)
+    assert weights.coined == frozenset({"TraCeS"})

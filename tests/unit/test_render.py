@@ -85,3 +85,10 @@ def test_a_piped_chat_prints_each_checked_answer_once(capsys, monkeypatch, tmp_p
     session.handle("By how much does AdaSCALE win?")
     out = capsys.readouterr().out
     assert out.count("AdaSCALE wins by 14.94%") == 1 and "checked answer" not in out
+
+
+def test_math_in_quoted_evidence_reaches_the_terminal_as_text(capsys):
+    quoted = r"We formalize severity as $\gamma = \|\boldsymbol{\mu}\|$ (Spearman $\rho = 0.89$) [000-02]."
+    render.answer_footer(_answer(text=quoted, mode="quoted"), streamed=False)
+    out = capsys.readouterr().out
+    assert "γ = ‖μ‖" in out and "Spearman ρ = 0.89" in out and "\\" not in out

@@ -47,3 +47,29 @@ def test_markdown_literal_shows_links_emphasis_and_html_as_text():
     from rag.text import markdown_literal
 
     assert markdown_literal("see [x](http://e) *b* <i>") == "see \\[x\\](http://e) \\*b\\* \\<i\\>"
+
+
+def test_inline_math_is_typeset_as_unicode_text_for_people():
+    text = r"as $\gamma = \|\boldsymbol{\mu}\|/\|\boldsymbol{\sigma}\|$ (Spearman $\rho = 0.89$), over 70\%"
+    assert plain_text(text, symbols=True) == "as γ = ‖μ‖/‖σ‖ (Spearman ρ = 0.89), over 70%"
+    assert plain_text(r"Spearman \rho = 0.89", symbols=True) == "Spearman ρ = 0.89"
+    assert plain_text(r"$\frac{1}{\sqrt{d}}$, $x_{t+1} \in \mathbb{R}^d$, $C^3$", symbols=True) == (
+        "1/√d, xₜ₊₁ ∈ ℝᵈ, C³"
+    )
+    assert plain_text(r"$O(n^{1/2})$ and $\tilde{O}(\sqrt{T})$", symbols=True) == "O(n^(1/2)) and Õ(√T)"
+
+
+def test_without_symbols_math_keeps_its_words_for_matching():
+    # The lexical index tokenizes corpus text through plain_text: "\rho" must stay the word "rho".
+    assert plain_text(r"Spearman $\rho = 0.89$") == r"Spearman \rho = 0.89"
+
+
+def test_names_are_told_by_their_shape_before_any_stemming():
+    from rag.text import coined_names, has_name
+
+    question = "Does TraCeS beat DB-KSVD, C^3, S²IP or GPT-5 on LLMs in the Method section?"
+    assert coined_names(question) == {"TraCeS", "DB-KSVD", "C3", "S2IP", "GPT-5", "LLMs"}
+    assert has_name("We propose **TraCeS** (Trajectory-based ...)", "TraCeS")
+    assert not has_name("Execution traces of the agent.", "TraCeS")  # the stem "trace", not the name
+    assert has_name(r"Cross-Context Consistency ($C^3$)", "C3") and has_name("C³ detects it", "C3")
+    assert has_name("dead-by-TopK", "TopK")

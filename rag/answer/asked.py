@@ -1,0 +1,185 @@
+"""What a question asks for, and whether a text names it.
+
+"Which models' embeddings were disentangled with Double-Batch KSVD?" asks for models: an answer
+that says "The models' embeddings were disentangled with Double-Batch KSVD" restates the question
+and names none. Whether a reply answers is therefore judged on what it adds to the question:
+
+- an **expansion** ("What does TraCeS stand for?") is answered by words whose initials spell
+  the acronym ("Trajectory-based Constraint Estimation for Safety");
+- a **number** ("How many ...", "What accuracy ...") by a figure the question does not give;
+- an **entity** ("Which models ...", "Who ...") by a name or content word the question lacks;
+- anything else ("How does X work?") is open: any reply may answer it.
+
+Lexical and cheap: it runs on every quoted sentence and every generated answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.text import (
+    STOP_WORDS,
+    canonical_name,
+    coined_names,
+    lexical_terms,
+    numbers_in,
+    plain_text,
+    stem_terms,
+    without_keys,
+)
+
+_EXPANSION = re.compile(
+    r"\b(?:what|which)\s+(?:does|do|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|name\s+)?"
+    r"[\"'`“]?(?P<acronym>[^\s\"'`”?]+)[\"'`”]?\s+(?:stand\s+for|short\s+for|abbreviate|mean)\b"
+    r"|\b(?:expand|spell\s+out|full\s+(?:form|name)\s+of)\s+(?:the\s+)?(?:acronym\s+)?"
+    r"[\"'`“]?(?P<acronym2>[^\s\"'`”?]+)",
+    re.I,
+)
+_NUMBER_ASKED = re.compile(
+    r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bwhat\s+(?:percentage|fraction|share|"
+    r"number|amount)\b|\bby\s+how\s+much\b|\bwhat\s+(?:[\w\-@]+\s+){0,3}(?:rate|accuracy|score|"
+    r"speed-?up|latency|auroc|auc|f1|fid|psnr|bleu|error|gap|gain|improvement|reduction|overhead|"
+    r"percentage|ratio|cost|size)\b",
+    re.I,
+)
+# "Which models ...", "What is X called?", "What protocol does X exploit?" (a noun, then a verb:
+# "What causes X?" and "What kind of model is X?" ask for a description instead).
+_ENTITY_ASKED = re.compile(
+    r"^\s*(?:which|who|whom|whose|name)\b|\bwhat\s+(?:is|are|was|were)\s+.{1,80}\s+(?:called|named)\b"
+    r"|^\s*what\s+(?!kind|type|sort|does|do|did|is|are|was|were)(?:[\w'’\-]+\s+){1,3}"
+    r"(?:does|do|did|is|are|was|were|can|could|has|have)\b",
+    re.I,
+)
+# Words a reply uses to restate a question without adding to it.
+_RESTATING = STOP_WORDS | frozenset(
+    "propose proposes proposed introduce introduces introduced present presents presented use uses used"
+    " using show shows shown approach method model models framework answer question based".split()
+)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks for: ``expansion`` (of ``acronym``), ``number``, ``entity`` or ``open``."""
+
+    kind: str
+    acronym: str = ""
+
+
+def asked_for(question: str) -> Asked:
+    """The kind of answer ``question`` asks for (see the module docstring)."""
+    text = plain_text(question)
+    if match := _EXPANSION.search(text):
+        return Asked("expansion", canonical_name(match.group("acronym") or match.group("acronym2")))
+    if _NUMBER_ASKED.search(text):
+        return Asked("number")
+    if _ENTITY_ASKED.search(text) and not re.match(r"\s*(?:which|what)\s+papers?\b", text, re.I):
+        return Asked("entity")
+    return Asked("open")
+
+
+_FUNCTION_WORDS = frozenset("a an and as at by for from in of on or the to via with".split())
+
+
+def _letters(acronym: str) -> list[str]:
+    """The letter sequences an expansion may spell: the capitals and digits ("TraCeS" → "tcs"),
+    every letter ("traces"), and a power spelled out ("C^3" → "ccc"); a plural "s" is dropped."""
+    core = acronym[:-1] if acronym.endswith("s") and acronym[:-1].isupper() else acronym
+    capitals = "".join(c for c in core if c.isupper() or c.isdigit()).lower()
+    every = re.sub(r"[^a-z0-9]", "", core.lower())
+    powered = re.sub(r"([a-z])(\d)", lambda m: m.group(1) * int(m.group(2)), every)
+    return list(dict.fromkeys(x for x in (capitals, every, powered) if len(x) >= 2))
+
+
+def _abbreviates(words: list[str], letters: str) -> bool:
+    """Do ``words`` abbreviate to ``letters``? Each word starts the next letter (a function word
+    or the tail of a hyphenated word may be skipped) and may give further letters from inside,
+    in order: "Sparse autoencoders" → "sae", "Optimizer-induced Projected Utility Selection" →
+    "opus", "3D Gaussian Splatting" → "3dgs"."""
+    parts = [(p.lower(), n > 0) for w in words for n, p in enumerate(w.split("-")) if p]
+
+    def match(i: int, j: int) -> bool:
+        if i == len(parts):
+            return j == len(letters)
+        word, tail = parts[i]
+        if (tail or word in _FUNCTION_WORDS) and match(i + 1, j):
+            return True
+        if j == len(letters) or word[0] != letters[j]:
+            return False
+        k = j + 1
+        if match(i + 1, k):
+            return True
+        for c in word[1:]:  # letters from inside the word, in order
+            if k < len(letters) and c == letters[k]:
+                k += 1
+                if match(i + 1, k):
+                    return True
+        return False
+
+    return bool(parts) and not parts[0][1] and parts[0][0] not in _FUNCTION_WORDS and match(0, 0)
+
+
+_WORDS = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+
+
+def expansion_in(sentence: str, acronym: str) -> str | None:
+    """The expansion of ``acronym`` that ``sentence`` gives, or None: "multi-armed bandits (MABs)",
+    "TraCeS (Trajectory-based Constraint Estimation for Safety)", or "SOPE, a Scenario-aware and
+    zerO-click Privacy Exfiltration framework" (capitals spelling it)."""
+    text = re.sub(r"[*`_]", "", plain_text(sentence)).translate(_SCRIPTS)
+    name = re.escape(canonical_name(acronym).rstrip("s") if acronym[:-1].isupper() else acronym)
+    spellings = _letters(acronym)
+    for match in re.finditer(rf"(?<![\w^]){name}s?(?![\w^])", text):
+        opened = text[: match.start()].rstrip().endswith("(")
+        if opened or re.match(r"\s*\)", text[match.end() :]):  # "multi-armed bandits (MABs)"
+            before = _WORDS.findall(text[max(0, match.start() - 160) : match.start()])
+            for start in range(len(before) - 1, max(-1, len(before) - 12), -1):
+                if any(_abbreviates(before[start:], letters) for letters in spellings):
+                    return " ".join(before[start:])
+        after = text[match.end() : match.end() + 200]
+        if inner := re.match(r"\s*\(([^()]{3,120})\)", after):  # "TraCeS (Trajectory-based ...)"
+            words = _WORDS.findall(inner.group(1))
+            if 2 <= len(words) <= 10 and any(_abbreviates(words, letters) for letters in spellings):
+                return inner.group(1).strip()
+        # "SOPE, a Scenario-aware and zerO-click Privacy Exfiltration framework": capitals spell it
+        if described := re.match(r"\s*,\s*(?:a|an|the)\s+((?:[\w\-]+\s+){1,10}[\w\-]+)", after):
+            capitals = iter(c.lower() for c in described.group(1) if c.isupper() or c.isdigit())
+            letters = spellings[0]
+            if len(letters) >= 3 and all(c in capitals for c in letters):
+                return described.group(1).strip()
+    return None
+
+
+_SCRIPTS = str.maketrans({"^": "", "{": "", "}": "", "$": ""})
+
+
+_NUMBER_WORDS = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozens?|twenty|thirty|forty"
+    r"|fifty|hundreds?|thousands?|millions?|billions?|trillions?|half|double|twice|triple|several)\b",
+    re.I,
+)
+
+
+def _figures(text: str) -> set[str]:
+    """The numbers of ``text``, in digits or in words ("four", "one billion")."""
+    return numbers_in(text) | {w.lower() for w in _NUMBER_WORDS.findall(text)}
+
+
+def new_terms(text: str, question: str) -> set[str]:
+    """Content terms of ``text`` that ``question`` does not have: what a reply adds."""
+    asked = set(stem_terms(question, _RESTATING, min_length=2)) | set(lexical_terms(question))
+    return {t for t in stem_terms(text, _RESTATING, min_length=2) if t not in asked}
+
+
+def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
+    """Does ``text`` name what ``question`` asks for (not merely restate the question)?"""
+    asked = asked or asked_for(question)
+    body = plain_text(without_keys(text))
+    if asked.kind == "expansion":
+        return expansion_in(body, asked.acronym) is not None
+    if asked.kind == "number":
+        return bool(_figures(body) - _figures(plain_text(question)))
+    if asked.kind == "entity":
+        added = new_terms(body, question)
+        return bool(added) or bool(coined_names(body) - coined_names(question))
+    return True

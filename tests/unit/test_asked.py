@@ -1,0 +1,42 @@
+"""What a question asks for, and whether a reply names it rather than restating the question."""
+
+from rag.answer.asked import Asked, asked_for, expansion_in, names_answer
+
+
+def test_the_kind_of_answer_is_read_from_the_question():
+    assert asked_for("What is RedVisor short for?") == Asked("expansion", "RedVisor")
+    assert asked_for("What does the acronym C^3 stand for?") == Asked("expansion", "C3")
+    assert asked_for("How many parameters does PlugGuard use?").kind == "number"
+    assert asked_for("What detection AUC does ActHook achieve?").kind == "number"
+    assert asked_for("Which optimizers does the attack target?").kind == "entity"
+    assert asked_for("What protocol does SOPE exploit?").kind == "entity"
+    assert asked_for("What causes feature death?").kind == "open"
+    assert asked_for("What kind of model is SecCodePRM?").kind == "open"
+    assert asked_for("Which paper proposes a window bandit?").kind == "open"  # the paper is the answer
+
+
+def test_an_expansion_is_found_however_the_paper_writes_it():
+    assert expansion_in("We study multi-armed bandits (MABs) here.", "MABs") == "multi-armed bandits"
+    traces = "We propose **TraCeS** (Trajectory-based Constraint Estimation for Safety)."
+    assert expansion_in(traces, "TraCeS") == "Trajectory-based Constraint Estimation for Safety"
+    assert expansion_in(r"We introduce Cross-Context Consistency ($C^3$), a framework.", "C3") == (
+        "Cross-Context Consistency"
+    )
+    assert expansion_in("Editing 3D Gaussian Splatting (3DGS).", "3DGS") == "3D Gaussian Splatting"
+    assert expansion_in("Sparse autoencoders (SAEs) decompose activations.", "SAE") == "Sparse autoencoders"
+    described = "We introduce `SOPE`, a Scenario-aware and zerO-click Privacy Exfiltration framework."
+    assert expansion_in(described, "SOPE").startswith("Scenario-aware and zerO-click Privacy Exfiltration")
+    assert expansion_in("SOPE remains highly effective against nine defenses.", "SOPE") is None
+
+
+def test_a_reply_that_restates_the_question_names_nothing():
+    question = "Which models did DB-KSVD disentangle the embeddings of?"
+    assert not names_answer("DB-KSVD disentangled the embeddings of the models [004-09].", question)
+    assert names_answer("The Gemma-2-2B and Pythia-160M models [004-09].", question)
+
+
+def test_a_number_question_needs_a_figure_the_question_does_not_give():
+    question = "How many vulnerability games are in the suite?"
+    assert not names_answer("The suite contains vulnerability games [004-04].", question)
+    assert names_answer("The suite has four vulnerability games [004-04].", question)
+    assert not names_answer("It reaches 70% [x].", "Does it reach 70% on AlphaFold3 or how much?")
