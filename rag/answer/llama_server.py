@@ -2,8 +2,9 @@
 
 ``llama-cpp-python`` ships no wheels on PyPI: installing it compiles llama.cpp, about 15 minutes on
 2 cores. ``xllamacpp`` is a prebuilt manylinux wheel (glibc 2.17+) with llama.cpp's C++ server
-inside; it installs in seconds and, on the cores we measured (README), reads prompts and writes
-answers at least as fast as the source build, on the same repacked q4_K 8x8 kernels (AVX2/FMA).
+inside; it installs in seconds and runs the model on the repacked q4_K 8x8 kernels with AVX2/FMA.
+A source build compiled on a CPU with AVX-512 reads prompts ~15-25% faster per core (README);
+on an AVX2 CPU both run the same kernels.
 
 This module is the process :func:`rag.answer.local_models.server_command` starts. It takes the
 same flags as ``python -m llama_cpp.server`` and the same ``API_KEY`` environment variable (the

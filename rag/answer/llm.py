@@ -2,8 +2,8 @@
 
 ``llm = auto`` picks, in order: the server in ``CITELINE_LLM_BASE_URL``; OpenAI when
 ``OPENAI_API_KEY`` is set; the embedded model when its extra is installed; else ``none`` (the
-extractive answerer). The embedded model is served by llama.cpp's server (the prebuilt
-``xllamacpp``, else ``llama_cpp.server``; see ``local_models.SERVERS``) on a free loopback port,
+extractive answerer). The embedded model is served by llama.cpp's server (``llama_cpp.server``
+or the prebuilt ``xllamacpp``; see ``local_models.SERVERS``) on a free loopback port,
 so that it is reached exactly like every other backend and the chain has one code path.
 """
 

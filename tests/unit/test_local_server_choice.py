@@ -1,5 +1,5 @@
-"""Which llama.cpp server the embedded model runs on: the prebuilt wheel first, the source build
-as the fallback, and one clear error when neither is installed."""
+"""Which llama.cpp server the embedded model runs on: the prebuilt wheel the default install brings,
+a source build when one was installed (compiled for this CPU), and one clear error with neither."""
 
 from __future__ import annotations
 
@@ -27,13 +27,19 @@ def _installed(monkeypatch, *packages: str) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
 
 
-def test_the_prebuilt_server_is_chosen_when_both_are_installed(monkeypatch):
-    _installed(monkeypatch, "xllamacpp", "llama_cpp")
+def test_the_default_install_serves_with_the_prebuilt_wheel(monkeypatch):
+    _installed(monkeypatch, "xllamacpp")
     command = local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096)
     assert command[1:3] == ["-m", "rag.answer.llama_server"]
 
 
-def test_the_source_build_serves_when_the_prebuilt_wheel_is_missing(monkeypatch):
+def test_an_installed_source_build_is_preferred_to_the_prebuilt_wheel(monkeypatch):
+    _installed(monkeypatch, "xllamacpp", "llama_cpp")
+    command = local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096)
+    assert command[1:3] == ["-m", "llama_cpp.server"]
+
+
+def test_the_source_build_alone_serves(monkeypatch):
     _installed(monkeypatch, "llama_cpp")
     command = local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096)
     assert command[1:3] == ["-m", "llama_cpp.server"]
