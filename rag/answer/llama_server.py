@@ -58,7 +58,11 @@ def serve(argv: list[str]) -> int:
     params.ui = False  # an API for citeline, not a chat page in a browser
     if os.environ.get("API_KEY"):
         params.api_keys = [os.environ["API_KEY"]]
-    server = xllamacpp.Server(params)
+    try:
+        server = xllamacpp.Server(params)
+    except RuntimeError as exc:  # a missing or unreadable model, a port in use: llama.cpp logged why
+        print(f"error: the llama.cpp server did not start ({exc})", file=sys.stderr, flush=True)
+        return 1
     print(f"citeline: llama.cpp server listening on {server.listening_address}", flush=True)
     signal.sigwait(stop)
     # The library has no stop call; the process ends and the kernel frees the model and the port.
