@@ -1,6 +1,6 @@
 """The ``citeline`` command line: parses arguments and calls the library, nothing more.
 
-Heavy libraries (chromadb, langchain, onnxruntime, llama_cpp) are imported inside the commands
+Heavy libraries (chromadb, langchain, onnxruntime, llama.cpp) are imported inside the commands
 that need them, so ``citeline --help`` answers at once.
 """
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -86,14 +85,14 @@ def llm_server_url(tmp_path_factory) -> str:
     if os.environ.get("CITELINE_TEST_LLM_URL"):
         yield os.environ["CITELINE_TEST_LLM_URL"]
         return
-    from rag.answer.local_models import ensure_weights, lookup
+    from rag.answer.local_models import ensure_weights, lookup, server_command
 
     settings = Settings()
-    weights = ensure_weights(lookup(settings.local_model), settings.models_dir)
+    model = lookup(settings.local_model)
+    weights = ensure_weights(model, settings.models_dir)
     port = free_port()
     log = tmp_path_factory.mktemp("llm-server") / "log"
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "4096"]  # fmt: skip
+    command = server_command(model, weights, port, 4096)  # the server citeline itself would start
     process = _start(command, f"http://127.0.0.1:{port}/v1/models", 300, log)
     yield f"http://127.0.0.1:{port}/v1"
     process.terminate()

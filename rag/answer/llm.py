@@ -2,15 +2,14 @@
 
 ``llm = auto`` picks, in order: the server in ``CITELINE_LLM_BASE_URL``; OpenAI when
 ``OPENAI_API_KEY`` is set; the embedded model when its extra is installed; else ``none`` (the
-extractive answerer). The embedded model is served by ``llama_cpp.server`` on a free loopback
-port for the life of the process, so that it is reached exactly like every other backend and
-the chain has one code path.
+extractive answerer). The embedded model is served by llama.cpp's server (``llama_cpp.server``
+or the prebuilt ``xllamacpp``; see ``local_models.SERVERS``) on a free loopback port,
+so that it is reached exactly like every other backend and the chain has one code path.
 """
 
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import socket
 import subprocess
 import time
@@ -18,7 +17,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rag.answer.local_models import INSTALL_HINT, ensure_weights, lookup, parts_installed, server_command
+from rag.answer.local_models import (
+    INSTALL_HINT,
+    ensure_weights,
+    lookup,
+    parts_installed,
+    server_command,
+    server_module,
+)
 from rag.errors import CitelineError
 from rag.settings import Settings
 
@@ -74,8 +80,8 @@ class LLMHandle:
 
 
 def local_available(settings: Settings) -> bool:
-    """The embedded model can run: llama-cpp-python and every weight part are installed."""
-    return importlib.util.find_spec("llama_cpp") is not None and parts_installed(lookup(settings.local_model))
+    """The embedded model can run: a llama.cpp server and every weight part are installed."""
+    return server_module() is not None and parts_installed(lookup(settings.local_model))
 
 
 def resolve_kind(settings: Settings) -> str:
@@ -95,13 +101,14 @@ def free_port() -> int:
 
 
 class LocalServer:
-    """``python -m llama_cpp.server`` on 127.0.0.1, started on demand and stopped at exit."""
+    """llama.cpp's server (``local_models.server_command``) on 127.0.0.1, started on demand and
+    stopped at exit."""
 
     _running: ClassVar[dict[str, LocalServer]] = {}
 
     def __init__(self, settings: Settings) -> None:
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise CitelineError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
+        if server_module() is None:
+            raise CitelineError(f"no llama.cpp server is installed; {INSTALL_HINT}")
         self.model = lookup(settings.local_model)
         self.weights = ensure_weights(self.model, settings.models_dir)
         self.port = free_port()

@@ -49,6 +49,17 @@ MODELS = {
 
 INSTALL_HINT = "install the embedded model with: pip install -e '.[local]' (or use --llm none)"
 
+# The llama.cpp servers citeline can start, in order of preference: (importable package, the
+# module ``python -m`` runs); both take the same flags. ``xllamacpp`` is a prebuilt wheel (the
+# ``local`` extra, seconds to install) built for AVX2/FMA. ``llama-cpp-python`` (the
+# ``local-source`` extra) compiles llama.cpp at install, ~15 minutes on 2 cores, for the very CPU
+# it runs on: where that CPU has AVX-512 it reads prompts ~15-25% faster per core (README), so a
+# source build someone chose to install is preferred.
+SERVERS = (
+    ("llama_cpp", "llama_cpp.server"),
+    ("xllamacpp", "rag.answer.llama_server"),
+)
+
 
 def lookup(name: str) -> LocalModel:
     """The registered model of that name; an unknown name is one clear error."""
@@ -97,12 +108,30 @@ def ensure_weights(model: LocalModel, models_dir: Path) -> Path:
     return target
 
 
-def server_command(model: LocalModel, weights: Path, port: int, context_tokens: int) -> list[str]:
-    """The llama.cpp server command for ``model`` on a loopback ``port`` (per-process or resident)."""
+def server_module() -> str | None:
+    """The module that serves the embedded model here (see ``SERVERS``), or None when neither
+    llama.cpp package is installed. Only looks packages up; imports nothing heavy."""
+    for package, module in SERVERS:
+        if importlib.util.find_spec(package) is not None:
+            return module
+    return None
+
+
+def server_command(
+    model: LocalModel, weights: Path, port: int, context_tokens: int, module: str | None = None
+) -> list[str]:
+    """The llama.cpp server command for ``model`` on a loopback ``port`` (per-process or resident).
+
+    ``module`` (one of ``SERVERS``) defaults to the preferred installed one. The server requires
+    the token in the ``API_KEY`` environment variable on every request when it is set.
+    """
     import sys
 
+    module = module or server_module()
+    if module is None:
+        raise CitelineError(f"no llama.cpp server is installed; {INSTALL_HINT}")
     return [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-m", module,
         "--model", str(weights), "--model_alias", model.name,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(context_tokens), "--n_threads", str(os.cpu_count() or 1),

@@ -21,7 +21,7 @@ def test_help_answers_quickly_without_importing_heavy_libraries(seed_settings):
     result = run(["--help"], seed_settings)
     assert result.returncode == 0 and "ingest" in result.stdout and "chat" in result.stdout
     assert time.perf_counter() - started < 5  # the real figure is in bench/; this only catches regressions
-    heavy = "('chromadb', 'langchain_core', 'onnxruntime', 'llama_cpp')"
+    heavy = "('chromadb', 'langchain_core', 'onnxruntime', 'llama_cpp', 'xllamacpp')"
     probe = f"import sys, cli; print(sorted(m for m in {heavy} if m in sys.modules))"
     assert subprocess.run(["python", "-c", probe], capture_output=True, text=True).stdout.strip() == "[]"
 

@@ -1,0 +1,75 @@
+"""Each llama.cpp server citeline can start (the prebuilt ``xllamacpp`` and the source-built
+``llama_cpp.server``) serves what citeline uses: the token guard the resident server relies on,
+``/v1/models``, streamed ``/v1/chat/completions``, and a prompt stop on SIGTERM.
+
+Real servers with the real weights; a backend that is not installed here is skipped.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import secrets
+import subprocess
+import time
+
+import httpx
+import pytest
+
+from rag.answer.llm import free_port
+from rag.answer.local_models import SERVERS, ensure_weights, lookup, parts_installed, server_command
+from rag.settings import Settings
+
+
+@pytest.mark.parametrize(("package", "module"), SERVERS, ids=[package for package, _ in SERVERS])
+def test_server_requires_the_token_streams_a_chat_answer_and_stops_on_sigterm(package, module, tmp_path):
+    model = lookup(Settings().local_model)
+    if importlib.util.find_spec(package) is None or not parts_installed(model):
+        pytest.skip(f"{package} or the embedded model's weights are not installed")
+    weights = ensure_weights(model, Settings().models_dir)
+    port, token = free_port(), secrets.token_urlsafe(32)
+    command = server_command(model, weights, port, 2048, module=module)
+    url, auth = f"http://127.0.0.1:{port}/v1", {"Authorization": f"Bearer {token}"}
+    with (tmp_path / "log").open("wb") as log:
+        server = subprocess.Popen(command, env={**os.environ, "API_KEY": token}, stdout=log,
+                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            assert server.poll() is None, (tmp_path / "log").read_text()[-2000:]
+            try:
+                if httpx.get(f"{url}/models", headers=auth, timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not come up in 300 s"
+            time.sleep(0.3)
+
+        wrong = {"Authorization": "Bearer wrong"}
+        assert httpx.get(f"{url}/models", timeout=5).status_code == 401
+        assert httpx.get(f"{url}/models", headers=wrong, timeout=5).status_code == 401
+        served = [entry["id"] for entry in httpx.get(f"{url}/models", headers=auth, timeout=5).json()["data"]]
+        assert served == [model.name]
+
+        body = {"model": model.name, "messages": [{"role": "user", "content": "Say hello."}],
+                "max_tokens": 8, "temperature": 0, "stream": True}  # fmt: skip
+        refused = httpx.post(f"{url}/chat/completions", json=body, timeout=60)
+        assert refused.status_code == 401
+        pieces, done = [], False
+        with httpx.stream("POST", f"{url}/chat/completions", json=body, headers=auth, timeout=120) as reply:
+            assert reply.status_code == 200
+            for line in reply.iter_lines():
+                if line == "data: [DONE]":
+                    done = True
+                elif line.startswith("data: "):
+                    choices = json.loads(line[6:]).get("choices") or [{}]
+                    pieces.append(choices[0].get("delta", {}).get("content") or "")
+        assert done and len([p for p in pieces if p]) >= 2 and "".join(pieces).strip()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            pytest.fail("the server did not stop within 20 s of SIGTERM")
