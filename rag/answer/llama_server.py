@@ -3,7 +3,7 @@
 ``llama-cpp-python`` ships no wheels on PyPI: installing it compiles llama.cpp, about 15 minutes on
 2 cores. ``xllamacpp`` is a prebuilt manylinux wheel (glibc 2.17+) with llama.cpp's C++ server
 inside; it installs in seconds and runs the model on the repacked q4_K 8x8 kernels with AVX2/FMA.
-A source build compiled on a CPU with AVX-512 reads prompts ~15-25% faster per core (README);
+A source build compiled on a CPU with AVX-512 reads prompts ~20-40% faster per core (measured here, README);
 on an AVX2 CPU both run the same kernels.
 
 This module is the process :func:`rag.answer.local_models.server_command` starts. It takes the
