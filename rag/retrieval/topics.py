@@ -18,7 +18,7 @@ conference's subfield. So selection learns the subfield from the collection at q
    words and word pairs most over-represented in the core). Similarities are z-scored against
    the collection, so the weights mean the same in a 57-paper list and a 3,000-paper conference.
    With a model configured, the terms it names for the subfield (``expansions``) add core papers
-   too: those that use one of the terms and are nearer the topic than the median paper.
+   too: those using a term whose papers are, at the median, clearly near the topic.
 3. **Where to stop** comes from the topic's own scores: every paper scoring above Tukey's lower
    fence of the core's scores (1.5 interquartile ranges below its first quartile) is on the topic.
    A tight subfield stops early, a broad one late; no fixed count. In a conference (300 papers or
@@ -57,6 +57,7 @@ MIN_CORE = 3  # a smaller core is the whole selection: too few papers to learn a
 MIN_CORE_SMALL = 5  # ... in a list of under SMALL papers, whose score spread is itself noisy
 SMALL = 300  # papers: below this, a list is short (the bundled 57), and the conference guards are off
 FENCE = 1.5  # where to stop: this many interquartile ranges below the core's first quartile (Tukey)
+EXPANSION_Z = 1.5  # a model-named term counts when its papers' median dense match is this far up
 VOCABULARY = 20  # words and word pairs learned from the core (its vocabulary) that score a paper
 VOCABULARY_SHARE = 0.1  # ... each in at least this share of the core (and at least 3 core papers)
 WEIGHTS = {"topic": 1.0, "neighbours": 1.5, "coverage": 1.0, "phrase": 1.0, "vocabulary": 0.5}
@@ -111,9 +112,13 @@ def _with_pairs(terms: list[str]) -> set[str]:
     return set(terms) | {f"{a} {b}" for a, b in pairwise(terms)}
 
 
-def _uses_any(expansions: Sequence[list[str]], terms: list[list[str]], term_sets: list[set]) -> np.ndarray:
-    """Papers using one of the distinctive ``expansions`` (as a phrase; a term in more than a
-    tenth of the papers, or in fewer than two, is ignored: too general, or a guess)."""
+def _uses_any(
+    expansions: Sequence[list[str]], terms: list[list[str]], term_sets: list[set], z_topic: np.ndarray
+) -> np.ndarray:
+    """Papers using one of the distinctive ``expansions`` (as a phrase). A small model's terms are
+    often off the subfield ("batch normalization" for continual learning), so a term counts only
+    when the papers using it are, at the median, clearly near the topic (EXPANSION_Z); a term in
+    more than a tenth of the papers, or in fewer than two, is ignored: too general, or a guess."""
     import numpy as np
 
     n = len(terms)
@@ -124,7 +129,7 @@ def _uses_any(expansions: Sequence[list[str]], terms: list[list[str]], term_sets
         has = np.array([all(t in present for t in phrase) for present in term_sets])
         if len(phrase) > 1:
             has &= np.array([bool(h) and _phrase_in(phrase, terms[i]) for i, h in enumerate(has)])
-        if 2 <= has.sum() <= max(0.1 * n, 10):
+        if 2 <= has.sum() <= max(0.1 * n, 10) and float(np.median(z_topic[has])) > EXPANSION_Z:
             found |= has
     return found
 
@@ -222,7 +227,7 @@ def score_papers(
     # (In a short list the median is no yardstick: there every paper naming the topic counts.)
     meant = z_topic > 0 if n >= SMALL else np.ones(n, dtype=bool)
     core = ((phrase | named) & meant) | ((coverage >= CORE_COVERAGE) & (z_topic > CORE_Z))
-    core |= _uses_any(expansions, terms, term_sets) & (z_topic > 0)
+    core |= _uses_any(expansions, terms, term_sets, z_topic) & (z_topic > 0)
     if not core.any():
         core = similarity >= STRONG_SIMILARITY
     if not core.any():
