@@ -12,8 +12,9 @@ The public API, pinned by ``tests/unit/test_public_api.py``::
         print(citation.key, citation.paper.source, citation.paper.line)
 
 Stages live in subpackages and import one way only: ``index`` (sources → papers → chunks →
-store) → ``retrieval`` → ``answer`` (prompt → answer → check) → ``eval``; ``ui`` renders for
-the terminal. Names are resolved lazily, so ``import rag`` (and ``citeline --help``) stays fast.
+store) → ``retrieval`` → ``llm`` (the model backends) → ``answer`` (prompt → answer → check) →
+``eval``; ``ui`` renders for the terminal. Names are resolved lazily, so ``import rag`` (and
+``citeline --help``) stays fast.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ _EXPORTS = {
     "Library": "rag.api",
     "CitelineRetriever": "rag.retrieval.langchain",
     "ingest": "rag.index.ingest",
-    "llm_status": "rag.answer.resident",
-    "llm_stop": "rag.answer.resident",
+    "llm_status": "rag.llm.resident",
+    "llm_stop": "rag.llm.resident",
     "ensure_index": "rag.index.ingest",
     "IngestReport": "rag.index.ingest",
     "Summary": "rag.answer.summarize",
@@ -61,7 +62,6 @@ __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _
 ]  # fmt: skip
 
 if TYPE_CHECKING:
-    from rag.answer.resident import llm_status, llm_stop
     from rag.answer.summarize import Summary
     from rag.api import Library
     from rag.errors import CitelineError, CitelineWarning
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from rag.eval.signals import run_signals
     from rag.eval.subfields import run_subfields, write_subfields
     from rag.index.ingest import IngestReport, ensure_index, ingest
+    from rag.llm.resident import llm_status, llm_stop
     from rag.records import Answer, Chunk, Citation, Hit, Paper, Turn
     from rag.retrieval.langchain import CitelineRetriever
     from rag.settings import Settings, load_settings

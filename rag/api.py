@@ -15,10 +15,10 @@ from rag.records import Answer, Hit, Paper, Turn
 from rag.settings import Settings
 
 if TYPE_CHECKING:
-    from rag.answer.llm import LLMHandle
     from rag.answer.log import AnswerLog
     from rag.answer.pipeline import AnswerChain
     from rag.answer.summarize import Summary
+    from rag.llm.client import LLMHandle
     from rag.retrieval import PaperSearch
 
 Progress = Callable[[str, int, int], None]
@@ -53,7 +53,7 @@ class Library:
     def llm(self) -> LLMHandle:
         """The configured LLM (the embedded server starts on first use)."""
         if self._llm is None:
-            from rag.answer.llm import make_llm
+            from rag.llm.client import make_llm
 
             self._llm = make_llm(self.settings)
         return self._llm

@@ -74,7 +74,7 @@ class Settings:
     llm_model: str | None = None
     local_model: str = "qwen2.5-coder-1.5b"
     # Keep the embedded model's server running between citeline processes, stopping it after this
-    # many minutes without use (rag/answer/resident.py); 0: each process starts and stops its own.
+    # many minutes without use (rag/llm/resident.py); 0: each process starts and stops its own.
     llm_idle_minutes: float = 15.0
     llm_timeout: float = 180.0
     llm_retries: int = 2

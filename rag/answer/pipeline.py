@@ -26,9 +26,9 @@ from rag.answer.grounding import invented_figures
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
-from rag.answer.llm import LLMHandle, resolve_kind
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
 from rag.index.tokens import count_tokens
+from rag.llm.client import LLMHandle, resolve_kind
 from rag.records import Answer, Hit, Paper, Turn
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch

@@ -24,9 +24,9 @@ from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
 from rag.answer.grounding import unsupported_reason
 from rag.answer.intent import classify
-from rag.answer.llm import LLMHandle
 from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
+from rag.llm.client import LLMHandle
 from rag.records import Citation, Hit, Paper
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch

@@ -104,7 +104,7 @@ def make_judge(name: str, settings: Settings, retriever: Retriever):
     if name == "embedding":
         return EmbeddingJudge(retriever.embedder)
     if name == "llm":
-        from rag.answer.llm import make_llm
+        from rag.llm.client import make_llm
 
         handle = make_llm(settings)
         if handle.model is None:
@@ -217,7 +217,7 @@ def run_eval(
     chain_factory: Callable[[Settings, Retriever], AnswerChain] | None = None,
 ) -> dict[str, Any]:
     """Retrieval metrics for every mode; answer metrics for every LLM, with the first mode."""
-    from rag.answer.llm import make_llm
+    from rag.llm.client import make_llm
 
     for mode in modes:
         if mode not in MODES:

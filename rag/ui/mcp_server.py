@@ -28,7 +28,7 @@ from rag.settings import MAX_PAPERS_RANGE, TOP_K_RANGE, Settings
 from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
-    from rag.answer.llm import LLMHandle
+    from rag.llm.client import LLMHandle
 
 _T = TypeVar("_T")
 

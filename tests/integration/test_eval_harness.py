@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from rag.answer.llm import LLMHandle
 from rag.answer.pipeline import AnswerChain
 from rag.errors import CitelineError
 from rag.eval.harness import load_eval_set, run_eval
 from rag.eval.report import compare_results as compare
 from rag.eval.report import write_results as write
+from rag.llm.client import LLMHandle
 from rag.resources import resource_dir
 
 from ..fakes import ScriptedChatModel

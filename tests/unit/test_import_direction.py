@@ -1,9 +1,10 @@
 """The code's shape matches its flow: no module imports from a later stage.
 
 Stages, in order: shared helpers (records, settings, errors, resources, text, bibtex) → index (sources →
-papers → chunks → store) → retrieval → answer (prompt → answer → check) → eval → ui; ``api`` sits
-on top of answer (it is what ui and the CLI call). Within ``index`` the modules keep the flow
-order too. The test walks the AST of every module, so a backwards import fails here, not in review.
+papers → chunks → store) → retrieval → llm (the model backends) → answer (prompt → answer → check) →
+eval → ui; ``api`` sits on top of answer (it is what ui and the CLI call). Within ``index`` the modules
+keep the flow order too. The test walks the AST of every module, so a backwards import fails here,
+not in review.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 RAG = Path(__file__).resolve().parents[2] / "rag"
-STAGES = ["shared", "index", "retrieval", "answer", "api", "eval", "ui"]
+STAGES = ["shared", "index", "retrieval", "llm", "answer", "api", "eval", "ui"]
 SHARED = {"records", "settings", "errors", "resources", "text", "bibtex"}
 INDEX_ORDER = [
     "tokens", "labels", "metadata", "corpus", "chunking", "embeddings", "embedding_cache", "store", "lexical",

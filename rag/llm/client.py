@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rag.answer.local_models import INSTALL_HINT, ensure_weights, lookup, parts_installed, server_command
 from rag.errors import CitelineError
+from rag.llm.models import INSTALL_HINT, ensure_weights, lookup, parts_installed, server_command
+from rag.llm.ports import free_port
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -85,13 +85,6 @@ def resolve_kind(settings: Settings) -> str:
     if settings.llm_base_url or settings.api_key:
         return "openai"
     return "local" if local_available(settings) else "none"
-
-
-def free_port() -> int:
-    """A free TCP port on the loopback interface (for servers citeline or its tests start)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class LocalServer:
@@ -175,7 +168,7 @@ def make_llm(settings: Settings) -> LLMHandle:
     if kind == "none":
         return LLMHandle("none", None, "none (extractive)")
     if kind == "local" and settings.llm_idle_minutes > 0:
-        from rag.answer import resident
+        from rag.llm import resident
 
         if not local_available(settings):
             raise CitelineError(f"the embedded model is not installed; {INSTALL_HINT}")
