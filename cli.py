@@ -321,12 +321,12 @@ def log_list(
 @log_app.command("show", epilog="Example: citeline log show 12 --json")
 def log_show(entry_id: int, json_out: Json = False, config: Config = None) -> None:
     """One logged answer in full, with its sources."""
-    from rag import CitelineError, Library
+    from rag import Library, NotFound
     from rag.ui import render
 
     entry = Library(_settings(config)).log.get(entry_id)
     if entry is None:
-        raise CitelineError(f"no log entry {entry_id} (`citeline log` lists them)")
+        raise NotFound(f"no log entry {entry_id} (`citeline log` lists them)")
     if json_out:
         render.print_json(entry.to_dict())
     else:

@@ -29,6 +29,10 @@ _EXPORTS = {
     "load_settings": "rag.settings",
     "CitelineError": "rag.errors",
     "CitelineWarning": "rag.errors",
+    "NotFound": "rag.errors",
+    "BadInput": "rag.errors",
+    "BackendUnavailable": "rag.errors",
+    "StoreBusy": "rag.errors",
     "Paper": "rag.records",
     "Chunk": "rag.records",
     "Hit": "rag.records",
@@ -54,9 +58,9 @@ _EXPORTS = {
     "write_subfields": "rag.eval.subfields",
 }
 __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _EXPORTS
-    "Answer", "Chunk", "Citation", "CitelineError", "CitelineRetriever", "CitelineWarning", "Hit",
-    "IngestReport", "Library", "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index",
-    "eval_set", "ingest", "llm_status", "llm_stop",
+    "Answer", "BackendUnavailable", "BadInput", "Chunk", "Citation", "CitelineError", "CitelineRetriever",
+    "CitelineWarning", "Hit", "IngestReport", "Library", "NotFound", "Paper", "Settings", "StoreBusy",
+    "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest", "llm_status", "llm_stop",
     "load_results", "load_settings", "run_eval", "run_signals", "run_subfields", "write_results",
     "write_signals", "write_subfields",
 ]  # fmt: skip
@@ -64,7 +68,7 @@ __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _
 if TYPE_CHECKING:
     from rag.answer.summarize import Summary
     from rag.api import Library
-    from rag.errors import CitelineError, CitelineWarning
+    from rag.errors import BackendUnavailable, BadInput, CitelineError, CitelineWarning, NotFound, StoreBusy
     from rag.eval.harness import eval_set, run_eval
     from rag.eval.report import compare_results, load_results, write_results, write_signals
     from rag.eval.signals import run_signals

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from rag.errors import CitelineError
+from rag.errors import NotFound
 from rag.records import Answer, Hit, Paper, Turn
 from rag.settings import Settings
 
@@ -145,7 +145,7 @@ class Library:
         paper = self._retriever.paper(paper_id) if self._retriever else find_paper(self._stores(), paper_id)
         if paper is None:
             shown = paper_id if len(paper_id) <= 80 else paper_id[:80] + "…"  # echo an id, not a megabyte
-            raise CitelineError(f"no paper with id {shown!r} in collection {self.settings.collection!r}")
+            raise NotFound(f"no paper with id {shown!r} in collection {self.settings.collection!r}")
         return paper
 
     def papers(self, source: str | None = None) -> list[Paper]:

@@ -24,7 +24,7 @@ from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
 from rag.answer.grounding import unsupported_reason
 from rag.answer.intent import classify
-from rag.errors import CitelineError
+from rag.errors import BadInput
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle
 from rag.records import Citation, Hit, Paper
@@ -179,7 +179,7 @@ def topic_request(text: str) -> tuple[str, str | None, int | None]:
     → ("GNN", "ICLR", 2024), as a listing question would read it."""
     intent = classify(f"Summarize {text}")
     if not intent.is_listing:
-        raise CitelineError(f"the topic {text!r} names no subject; name one, e.g. 'graph neural networks'")
+        raise BadInput(f"the topic {text!r} names no subject; name one, e.g. 'graph neural networks'")
     return intent.topic, intent.venue, intent.year
 
 

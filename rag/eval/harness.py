@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.answer.pipeline import AnswerChain
-from rag.errors import CitelineError
+from rag.errors import BadInput, CitelineError
 from rag.eval import metrics as m
 from rag.index.tokens import count_tokens
 from rag.retrieval import MODES
@@ -52,7 +52,7 @@ def eval_set(split: str = "dev") -> Path:
     from rag.resources import resource_dir
 
     if split not in SPLITS:
-        raise CitelineError(f"unknown eval split {split!r} (use {', '.join(SPLITS)})")
+        raise BadInput(f"unknown eval split {split!r} (use {', '.join(SPLITS)})")
     return resource_dir("eval") / f"icml2026-{split}.jsonl"
 
 
@@ -82,16 +82,16 @@ def load_eval_set(path: Path) -> list[EvalItem]:
                 tags=tuple(tags),
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise CitelineError(
+            raise BadInput(
                 f"{path}:{lineno}: not an eval item ({exc.__class__.__name__}: {exc})"
             ) from None
         if item.kind not in KINDS:
-            raise CitelineError(f"{path}:{lineno}: kind must be one of {', '.join(KINDS)}")
+            raise BadInput(f"{path}:{lineno}: kind must be one of {', '.join(KINDS)}")
         if item.answerable and not item.gold:
-            raise CitelineError(f"{path}:{lineno}: an answerable question needs gold papers")
+            raise BadInput(f"{path}:{lineno}: an answerable question needs gold papers")
         items.append(item)
     if not items:
-        raise CitelineError(f"{path}: the eval set is empty")
+        raise BadInput(f"{path}: the eval set is empty")
     return items
 
 
@@ -108,9 +108,9 @@ def make_judge(name: str, settings: Settings, retriever: Retriever):
 
         handle = make_llm(settings)
         if handle.model is None:
-            raise CitelineError("the llm judge needs an LLM (set --llm or CITELINE_LLM_BASE_URL)")
+            raise BadInput("the llm judge needs an LLM (set --llm or CITELINE_LLM_BASE_URL)")
         return LLMJudge(handle)
-    raise CitelineError(f"unknown judge {name!r} (use lexical, embedding or llm)")
+    raise BadInput(f"unknown judge {name!r} (use lexical, embedding or llm)")
 
 
 def _noop(stage: str, done: int, total: int) -> None:
@@ -221,7 +221,7 @@ def run_eval(
 
     for mode in modes:
         if mode not in MODES:
-            raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
+            raise BadInput(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
     items = load_eval_set(eval_file)[:limit]
     retriever = Retriever(settings)
     judge = make_judge(judge_name, settings, retriever)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rag.errors import CitelineError
+from rag.errors import NotFound
 from rag.eval import metrics as m
 from rag.settings import Settings
 
@@ -45,7 +45,7 @@ def _records(corpora: Path) -> list[dict[str, Any]]:
     paths = [corpora / f"{name}.jsonl.gz" for name in FILES]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
-        raise CitelineError(f"external signals need {', '.join(missing)} (the shared corpora)")
+        raise NotFound(f"external signals need {', '.join(missing)} (the shared corpora)")
     rows = []
     for path in paths:
         with gzip.open(path, "rt", encoding="utf-8") as fh:

@@ -41,12 +41,12 @@ def _noop(stage: str, done: int, total: int) -> None:
 def subfields_file(split: str) -> Path:
     """The bundled topics of ``split``: in the checkout's eval/ or, in a wheel, rag/_resources/eval."""
     if split not in SPLITS:
-        raise rag.CitelineError(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
+        raise rag.BadInput(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
     here = Path(__file__).resolve()
     for folder in (here.parents[1] / "_resources" / "eval", here.parents[2] / "eval"):
         if (folder / f"subfields-{split}.jsonl").is_file():
             return folder / f"subfields-{split}.jsonl"
-    raise rag.CitelineError(f"subfields-{split}.jsonl is missing (run eval/build_subfields.py)")
+    raise rag.NotFound(f"subfields-{split}.jsonl is missing (run eval/build_subfields.py)")
 
 
 def load_topics(path: Path) -> list[dict[str, Any]]:
@@ -67,14 +67,14 @@ def load_topics(path: Path) -> list[dict[str, Any]]:
                 "questions": [str(q) for q in raw["questions"]], "gold": [str(g) for g in raw["gold"]],
             }  # fmt: skip
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise rag.CitelineError(
+            raise rag.BadInput(
                 f"{path}:{lineno}: not a subfield topic ({type(exc).__name__}: {exc})"
             ) from None
         if not row["gold"] or not row["questions"] or not all(q.strip() for q in row["questions"]):
-            raise rag.CitelineError(f"{path}:{lineno}: a topic needs gold papers and non-empty questions")
+            raise rag.BadInput(f"{path}:{lineno}: a topic needs gold papers and non-empty questions")
         topics.append(row)
     if not topics:
-        raise rag.CitelineError(f"{path}: no subfield topics")
+        raise rag.BadInput(f"{path}: no subfield topics")
     return topics
 
 
@@ -129,7 +129,7 @@ def run_subfields(
     split (tests use a small one).
     """
     if split not in SPLITS:
-        raise rag.CitelineError(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
+        raise rag.BadInput(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
     path = topics_file or subfields_file(split)
     topics = load_topics(path)
     started = time.perf_counter()
@@ -138,7 +138,7 @@ def run_subfields(
     for file in dict.fromkeys(t["file"] for t in topics):
         source = corpora / file
         if not source.is_file():
-            raise rag.CitelineError(f"{source} not found (the subfield benchmark reads ../shared/corpora)")
+            raise rag.NotFound(f"{source} not found (the subfield benchmark reads ../shared/corpora)")
         collection = collection_for(file)
         ingest_settings = _with(settings, collection=collection)
         counts = {"done": 0, "total": 0}

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.errors import CitelineError, disk_full, disk_full_error, warn
+from rag.errors import BadInput, CitelineError, StoreBusy, disk_full, disk_full_error, warn
 from rag.index.chunking import chunk_paper, paper_hash
 from rag.index.corpus import ParsedSource, Problem, SourceError, SourceFile, expand_paths, parse_source
 from rag.index.embedding_cache import CachedEmbedder, EmbeddingCache
@@ -81,7 +81,7 @@ def _noop(event: str, amount: int, detail: str) -> None:
 def _single_collection(settings: Settings) -> None:
     name = settings.collection
     if len(settings.collection_names) != 1 or any(c in name for c in "*?[]"):
-        raise CitelineError(f"ingest writes one collection at a time, not {name!r}; name one --collection")
+        raise BadInput(f"ingest writes one collection at a time, not {name!r}; name one --collection")
 
 
 class _Writer:
@@ -307,7 +307,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        raise CitelineError(
+        raise StoreBusy(
             f"another citeline process is writing collection {settings.collection!r} "
             "(an ingest, or a query rebuilding its BM25 index); wait for it to finish"
         ) from None
@@ -322,7 +322,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
     report.seconds = time.perf_counter() - started
     if report.papers_ingested == 0 and report.removed == 0:
         detail = "; ".join(str(p) for p in report.problems[:3]) or "the files hold no papers"
-        raise CitelineError(f"nothing could be ingested: {detail}")
+        raise BadInput(f"nothing could be ingested: {detail}")
     return report
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rag.errors import CitelineError
+from rag.errors import BackendUnavailable, BadInput, CitelineError, NotFound
 from rag.llm.models import INSTALL_HINT, ensure_weights, lookup, parts_installed, server_command
 from rag.llm.ports import free_port
 from rag.settings import Settings
@@ -94,7 +94,7 @@ class LocalServer:
 
     def __init__(self, settings: Settings) -> None:
         if importlib.util.find_spec("llama_cpp") is None:
-            raise CitelineError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
+            raise BackendUnavailable(f"llama-cpp-python is not installed; {INSTALL_HINT}")
         self.model = lookup(settings.local_model)
         self.weights = ensure_weights(self.model, settings.models_dir)
         self.port = free_port()
@@ -115,7 +115,7 @@ class LocalServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise CitelineError(
+                raise BackendUnavailable(
                     f"the embedded LLM server exited (code {self.process.returncode}); see {log}"
                 )
             try:
@@ -125,7 +125,7 @@ class LocalServer:
                 pass
             time.sleep(0.3)
         self.stop()
-        raise CitelineError(f"the embedded LLM server did not start within {timeout:.0f}s; see {log}")
+        raise BackendUnavailable(f"the embedded LLM server did not start within {timeout:.0f}s; see {log}")
 
     def stop(self) -> None:
         """Terminate the server (at exit): it holds ~1 GB and a port."""
@@ -171,7 +171,7 @@ def make_llm(settings: Settings) -> LLMHandle:
         from rag.llm import resident
 
         if not local_available(settings):
-            raise CitelineError(f"the embedded model is not installed; {INSTALL_HINT}")
+            raise BackendUnavailable(f"the embedded model is not installed; {INSTALL_HINT}")
         state = resident.connect(settings)
         served = lookup(settings.local_model).name
         return LLMHandle(
@@ -188,7 +188,7 @@ def make_llm(settings: Settings) -> LLMHandle:
             "local", chat_model(settings, server.base_url, server.model.name, None), name, server.base_url
         )
     if not settings.llm_base_url and not settings.api_key:
-        raise CitelineError("llm 'openai' needs OPENAI_API_KEY or CITELINE_LLM_BASE_URL")
+        raise BadInput("llm 'openai' needs OPENAI_API_KEY or CITELINE_LLM_BASE_URL")
     model = settings.llm_model or (
         OPENAI_DEFAULT_MODEL if not settings.llm_base_url else _served_model(settings)
     )
@@ -210,7 +210,7 @@ def _served_model(settings: Settings) -> str:
         models = httpx.get(url, headers=headers, timeout=min(settings.llm_timeout, 10)).json()["data"]
         return str(models[0]["id"])
     except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
-        raise CitelineError(
+        raise BackendUnavailable(
             f"cannot reach the LLM server at {settings.llm_base_url} ({exc.__class__.__name__}); "
             "check CITELINE_LLM_BASE_URL or set CITELINE_LLM_MODEL"
         ) from None
@@ -222,13 +222,13 @@ def describe_llm_error(exc: Exception, handle: LLMHandle) -> CitelineError:
 
     where = handle.base_url or "the OpenAI API"
     if isinstance(exc, openai.APITimeoutError):
-        return CitelineError(f"the LLM at {where} timed out; raise CITELINE_LLM_TIMEOUT or try again")
+        return BackendUnavailable(f"the LLM at {where} timed out; raise CITELINE_LLM_TIMEOUT or try again")
     if isinstance(exc, openai.APIConnectionError):
-        return CitelineError(f"cannot reach the LLM at {where}; is the server running?")
+        return BackendUnavailable(f"cannot reach the LLM at {where}; is the server running?")
     if isinstance(exc, openai.AuthenticationError):
-        return CitelineError(f"the LLM at {where} rejected the API key (check OPENAI_API_KEY)")
+        return BackendUnavailable(f"the LLM at {where} rejected the API key (check OPENAI_API_KEY)")
     if isinstance(exc, openai.NotFoundError):
-        return CitelineError(f"model {handle.name!r} not found at {where}; set CITELINE_LLM_MODEL")
+        return NotFound(f"model {handle.name!r} not found at {where}; set CITELINE_LLM_MODEL")
     if isinstance(exc, openai.APIStatusError):
-        return CitelineError(f"the LLM at {where} answered HTTP {exc.status_code}")
-    return CitelineError(f"LLM call failed: {exc.__class__.__name__}")
+        return BackendUnavailable(f"the LLM at {where} answered HTTP {exc.status_code}")
+    return CitelineError(f"LLM call failed: {exc.__class__.__name__}")  # unknown: no class to promise

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rag.errors import CitelineError, warn
+from rag.errors import BackendUnavailable, CitelineError, warn
 from rag.llm.models import ensure_weights, lookup, server_command
 from rag.llm.ports import free_port
 from rag.settings import Settings
@@ -397,7 +397,7 @@ def _start(settings: Settings) -> ServerState:
         if process.poll() is not None or time.monotonic() > deadline:
             if process.poll() is None:
                 process.terminate()
-            raise CitelineError(f"the embedded LLM server did not start; see {log}")
+            raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
         time.sleep(0.3)
     _write_state(settings, state)
     return state

@@ -10,9 +10,9 @@ from pathlib import Path
 import rag
 
 PUBLIC = {
-    "Answer", "Chunk", "Citation", "CitelineError", "CitelineRetriever", "CitelineWarning", "Hit",
-    "IngestReport", "Library", "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index",
-    "eval_set", "ingest", "llm_status", "llm_stop",
+    "Answer", "BackendUnavailable", "BadInput", "Chunk", "Citation", "CitelineError", "CitelineRetriever",
+    "CitelineWarning", "Hit", "IngestReport", "Library", "NotFound", "Paper", "Settings", "StoreBusy",
+    "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest", "llm_status", "llm_stop",
     "load_results", "load_settings", "run_eval", "run_signals", "run_subfields", "write_results",
     "write_signals", "write_subfields",
 }  # fmt: skip
