@@ -38,6 +38,8 @@ _EXPORTS = {
     "Hit": "rag.records",
     "Citation": "rag.records",
     "Answer": "rag.records",
+    "AnswerMode": "rag.records",
+    "Progress": "rag.records",
     "Turn": "rag.records",
     "Library": "rag.api",
     "CitelineRetriever": "rag.retrieval.langchain",
@@ -58,11 +60,11 @@ _EXPORTS = {
     "write_subfields": "rag.eval.subfields",
 }
 __all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _EXPORTS
-    "Answer", "BackendUnavailable", "BadInput", "Chunk", "Citation", "CitelineError", "CitelineRetriever",
-    "CitelineWarning", "Hit", "IngestReport", "Library", "NotFound", "Paper", "Settings", "StoreBusy",
-    "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest", "llm_status", "llm_stop",
-    "load_results", "load_settings", "run_eval", "run_signals", "run_subfields", "write_results",
-    "write_signals", "write_subfields",
+    "Answer", "AnswerMode", "BackendUnavailable", "BadInput", "Chunk", "Citation", "CitelineError",
+    "CitelineRetriever", "CitelineWarning", "Hit", "IngestReport", "Library", "NotFound", "Paper",
+    "Progress", "Settings", "StoreBusy", "Summary", "Turn", "compare_results", "ensure_index", "eval_set",
+    "ingest", "llm_status", "llm_stop", "load_results", "load_settings", "run_eval", "run_signals",
+    "run_subfields", "write_results", "write_signals", "write_subfields",
 ]  # fmt: skip
 
 if TYPE_CHECKING:
@@ -75,7 +77,7 @@ if TYPE_CHECKING:
     from rag.eval.subfields import run_subfields, write_subfields
     from rag.index.ingest import IngestReport, ensure_index, ingest
     from rag.llm.resident import llm_status, llm_stop
-    from rag.records import Answer, Chunk, Citation, Hit, Paper, Turn
+    from rag.records import Answer, AnswerMode, Chunk, Citation, Hit, Paper, Progress, Turn
     from rag.retrieval.langchain import CitelineRetriever
     from rag.settings import Settings, load_settings
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rag.errors import NotFound
-from rag.records import Answer, Hit, Paper, Turn
+from rag.records import Answer, Hit, Paper, Progress, Turn
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from rag.answer.summarize import Summary
     from rag.llm.client import LLMHandle
     from rag.retrieval import PaperSearch
-
-Progress = Callable[[str, int, int], None]
 
 
 class Library:

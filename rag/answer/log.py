@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import CitelineError, NotFound, StoreBusy, redact, warn
-from rag.records import Answer, Turn
+from rag.records import Answer, AnswerMode, Turn
 
 # Seconds to wait for another process's lock on the log before giving up on this write or read.
 BUSY_TIMEOUT = 5.0
@@ -316,7 +316,7 @@ class AnswerLog:
         return conversation, [
             Turn(e.question, e.answer, tuple(str(c["id"]) for c in e.citations if "id" in c))
             for e in entries
-            if e.mode != "abstained"
+            if e.mode != AnswerMode.ABSTAINED
         ]
 
     def close(self) -> None:

@@ -16,7 +16,6 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +26,7 @@ from rag.answer.intent import classify
 from rag.errors import BadInput
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle
-from rag.records import Citation, Hit, Paper
+from rag.records import Citation, Hit, Paper, Progress
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import papers_on
@@ -49,8 +48,6 @@ _STOP = STOP_WORDS | RESEARCH_FILLER
 _CONTRIBUTION = re.compile(
     r"\b(?:we (?:propose|introduce|present|develop|design)|this paper|in this work)\b", re.I
 )
-
-Progress = Callable[[str, int, int], None]
 
 
 def _noop(stage: str, done: int, total: int) -> None:

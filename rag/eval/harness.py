@@ -20,6 +20,7 @@ from rag.answer.pipeline import AnswerChain
 from rag.errors import BadInput, CitelineError
 from rag.eval import metrics as m
 from rag.index.tokens import count_tokens
+from rag.records import AnswerMode, Progress
 from rag.retrieval import MODES
 from rag.retrieval.retriever import Retriever
 from rag.settings import Settings
@@ -27,7 +28,6 @@ from rag.settings import Settings
 KINDS = ("factoid", "multi-paper", "summary", "listing", "unanswerable", "cross-lingual")
 SPLITS = ("dev", "test")
 LISTING_KINDS = ("listing", "multi-paper", "summary")  # questions whose gold is a set of papers
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,7 @@ def load_eval_set(path: Path) -> list[EvalItem]:
                 tags=tuple(tags),
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise BadInput(
-                f"{path}:{lineno}: not an eval item ({exc.__class__.__name__}: {exc})"
-            ) from None
+            raise BadInput(f"{path}:{lineno}: not an eval item ({exc.__class__.__name__}: {exc})") from None
         if item.kind not in KINDS:
             raise BadInput(f"{path}:{lineno}: kind must be one of {', '.join(KINDS)}")
         if item.answerable and not item.gold:
@@ -198,7 +196,7 @@ def evaluate_answers(
         "gold_citation_recall": m.mean([r["gold_citation_recall"] for r in answerable]),
         "listing_precision": m.mean([r["gold_citation_precision"] for r in listing]),
         "listing_recall": m.mean([r["gold_citation_recall"] for r in listing]),
-        "quoted_fallbacks": sum(r["answer_mode"] == "quoted" for r in rows),
+        "quoted_fallbacks": sum(r["answer_mode"] == AnswerMode.QUOTED for r in rows),
         "latency_median_s": m.percentile(latencies, 0.5),
         "latency_p95_s": m.percentile(latencies, 0.95),
         "tokens_mean": m.mean([float(r["tokens"]) for r in rows]),

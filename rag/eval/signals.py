@@ -24,17 +24,16 @@ import json
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rag.errors import NotFound
 from rag.eval import metrics as m
+from rag.records import Progress
 from rag.settings import Settings
 
 FILES = ("iclr2017", "iclr2018", "corl2022", "corl2023")
 COLLECTION = "signals-tldr"
-Progress = Callable[[str, int, int], None]
 
 
 def _noop(stage: str, done: int, total: int) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,6 @@ import rag
 SPLITS = ("dev", "test")
 # Listing answers are capped for display (30 by default); the benchmark wants all of them.
 LISTING_CAP = 1000
-Progress = Callable[[str, int, int], None]
 
 
 def _noop(stage: str, done: int, total: int) -> None:
@@ -110,7 +109,7 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "listed_mean": _mean([float(r["listed"]) for r in rows]),
         "seconds_mean": _mean(seconds),
         "seconds_median": statistics.median(seconds) if seconds else None,
-        "not_listing_share": _mean([float(r["mode"] != "listing") for r in rows]),
+        "not_listing_share": _mean([float(r["mode"] != rag.AnswerMode.LISTING) for r in rows]),
         "empty_share": _mean([float(r["listed"] == 0) for r in rows]),
     }
 
@@ -119,7 +118,7 @@ def run_subfields(
     settings: Any,
     corpora: Path,
     split: str = "dev",
-    progress: Progress = _noop,
+    progress: rag.Progress = _noop,
     topics_file: Path | None = None,
 ) -> dict[str, Any]:
     """Ingest each conference of ``split`` into its own collection and ask every topic's questions.

@@ -211,7 +211,7 @@ def answer_record(answer: Answer, note: str | None = None) -> AnswerResult:
     return AnswerResult(
         answer=_plain(answer.text),
         abstained=answer.abstained,
-        mode=answer.mode,
+        mode=str(answer.mode),
         citations=[_citation(c) for c in answer.citations],
         model=shown_model(answer.model),
         note=note,

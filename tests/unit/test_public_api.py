@@ -10,11 +10,11 @@ from pathlib import Path
 import rag
 
 PUBLIC = {
-    "Answer", "BackendUnavailable", "BadInput", "Chunk", "Citation", "CitelineError", "CitelineRetriever",
-    "CitelineWarning", "Hit", "IngestReport", "Library", "NotFound", "Paper", "Settings", "StoreBusy",
-    "Summary", "Turn", "compare_results", "ensure_index", "eval_set", "ingest", "llm_status", "llm_stop",
-    "load_results", "load_settings", "run_eval", "run_signals", "run_subfields", "write_results",
-    "write_signals", "write_subfields",
+    "Answer", "AnswerMode", "BackendUnavailable", "BadInput", "Chunk", "Citation", "CitelineError",
+    "CitelineRetriever", "CitelineWarning", "Hit", "IngestReport", "Library", "NotFound", "Paper",
+    "Progress", "Settings", "StoreBusy", "Summary", "Turn", "compare_results", "ensure_index", "eval_set",
+    "ingest", "llm_status", "llm_stop", "load_results", "load_settings", "run_eval", "run_signals",
+    "run_subfields", "write_results", "write_signals", "write_subfields",
 }  # fmt: skip
 
 
