@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rag.errors import NotFound
-from rag.records import Answer, Hit, Paper, Progress, Turn
+from rag.records import Answer, CollectionCount, Hit, Paper, Progress, StoreContents, Turn
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -150,6 +150,32 @@ class Library:
         """Every indexed paper (of one source file, if given), in source order."""
         where = {"source": source} if source else None
         return [paper for store in self._stores() for paper in store.papers(where=where)]
+
+    def collections(self) -> StoreContents:
+        """Every collection on the configured store with its chunk count, whatever ``collection``
+        the settings name (one built with another embedding model is listed with no count)."""
+        from rag.errors import CitelineError
+        from rag.index.embeddings import make_embedder
+        from rag.index.store import Store
+
+        store = Store(self.settings)
+        model = make_embedder(self.settings).name
+        found = []
+        for name in store.collections():
+            scoped = Store(self.settings.replace(collection=name), client=store.client)
+            try:
+                count = scoped.open(model).count()
+            except CitelineError:  # built with another embedding model: listed, not usable
+                count = None
+            found.append(CollectionCount(name, count))
+        return StoreContents(store.location, found)
+
+    def model_status(self) -> dict:
+        """The resident embedded model server: whether it runs, where, since when and how long idle
+        (what ``citeline llm status`` shows); it is not started to find out."""
+        from rag.llm.resident import llm_status
+
+        return llm_status(self.settings)
 
     def _stores(self):
         from rag.index.embeddings import make_embedder

@@ -176,3 +176,20 @@ class Answer:
             "model": self.model,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
+
+
+@dataclass(frozen=True)
+class CollectionCount:
+    """One collection on a store and its chunk count (None: built with another embedding model,
+    so listed but not usable with these settings)."""
+
+    name: str
+    chunks: int | None
+
+
+@dataclass(frozen=True)
+class StoreContents:
+    """What :meth:`rag.Library.collections` reports: where the store is, and what it holds."""
+
+    location: str  # the embedded store's directory, or the Chroma server's URL
+    collections: list[CollectionCount]
