@@ -2,7 +2,11 @@
 
 Precedence (lowest to highest): built-in defaults, the config file, ``CITELINE_*`` environment
 variables, then explicit overrides (CLI flags). The object is passed down explicitly; no module
-reads the environment on its own, which keeps tests hermetic.
+reads a setting from the environment on its own, which keeps tests hermetic. The environment is
+read elsewhere only for what is not a citeline setting: tiktoken's cache directory
+(``TIKTOKEN_CACHE_DIR``, :mod:`rag.index.tokens`), the ``*_KEY``/``*_TOKEN`` values an error line
+must not echo (:mod:`rag.ui.render`), and the platform's data directory (``XDG_DATA_HOME``, through
+platformdirs) for the default ``data_dir``.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 ``llm = auto`` picks, in order: the server in ``CITELINE_LLM_BASE_URL``; OpenAI when
 ``OPENAI_API_KEY`` is set; the embedded model when its extra is installed; else ``none`` (the
 extractive answerer). The embedded model is served by ``llama_cpp.server`` on a free loopback
-port for the life of the process, so that it is reached exactly like every other backend and
-the chain has one code path.
+port, so that it is reached exactly like every other backend and the chain has one code path. That
+server is the resident one (:mod:`rag.llm.resident`): shared by every citeline process of the user
+and data dir, and stopped after ``llm_idle_minutes`` without use; with ``llm_idle_minutes = 0``
+each process starts its own (:class:`LocalServer`) and stops it at exit.
 """
 
 from __future__ import annotations
