@@ -321,12 +321,12 @@ def log_list(
 @log_app.command("show", epilog="Example: citeline log show 12 --json")
 def log_show(entry_id: int, json_out: Json = False, config: Config = None) -> None:
     """One logged answer in full, with its sources."""
-    from rag import CitelineError, Library
+    from rag import Library, NotFound
     from rag.ui import render
 
     entry = Library(_settings(config)).log.get(entry_id)
     if entry is None:
-        raise CitelineError(f"no log entry {entry_id} (`citeline log` lists them)")
+        raise NotFound(f"no log entry {entry_id} (`citeline log` lists them)")
     if json_out:
         render.print_json(entry.to_dict())
     else:
@@ -376,16 +376,17 @@ def eval_command(
 ) -> None:
     """Measure retrieval, answers and citation grounding on an eval set (or external signals)."""
     import rag
-    from rag.ui import render
+    from rag.ui import cli_support, render
 
     if compare:
-        render.comparison(rag.compare_results(rag.load_results(compare[0]), rag.load_results(compare[1])))
+        first, second = (cli_support.load_results(path) for path in compare)
+        render.comparison(cli_support.compare_results(first, second))
         return
     if signals:
         settings = _settings(config)
         with render.eval_progress() as progress:
             results = rag.run_signals(settings, signals, sample, max(10, sample // 5), progress=progress)
-        render.signal_results(results, rag.write_signals(results, out))
+        render.signal_results(results, cli_support.write_signals(results, out))
         return
     if subfields:
         if llms and "," in llms:
@@ -393,7 +394,7 @@ def eval_command(
         settings = _settings(config, llm=llms)
         with render.eval_progress() as progress:
             results = rag.run_subfields(settings, subfields, split, progress, eval_set)
-        render.subfield_results(results, rag.write_subfields(results, out))
+        render.subfield_results(results, cli_support.write_subfields(results, out))
         return
     settings = _library(_settings(config, collection=collection)).settings
     chosen = llms.split(",") if llms else [settings.llm]
@@ -403,7 +404,7 @@ def eval_command(
         results = rag.run_eval(
             settings, eval_file, mode_list, [c.strip() for c in chosen], judge, limit, progress
         )
-    render.eval_results(results, rag.write_results(results, out))
+    render.eval_results(results, cli_support.write_results(results, out))
 
 
 @app.command(epilog="Example: citeline chat --llm none   (or: echo 'What is AdaSCALE?' | citeline chat)")
@@ -451,10 +452,10 @@ app.add_typer(llm_app, name="llm")
 @llm_app.command("status", epilog="Example: citeline llm status --json")
 def llm_status(json_out: Json = False, config: Config = None) -> None:
     """Whether the embedded model's server is running, where, and how long it has been idle."""
-    import rag
+    from rag import Library
     from rag.ui import render
 
-    status = rag.llm_status(_settings(config))
+    status = Library(_settings(config)).model_status()
     if json_out:
         render.print_json(status)
     else:
@@ -464,10 +465,9 @@ def llm_status(json_out: Json = False, config: Config = None) -> None:
 @llm_app.command("stop", epilog="Example: citeline llm stop")
 def llm_stop(config: Config = None) -> None:
     """Stop the embedded model's server (the next ask starts it again)."""
-    import rag
-    from rag.ui import render
+    from rag.ui import cli_support, render
 
-    render.llm_stopped(rag.llm_stop(_settings(config)))
+    render.llm_stopped(cli_support.llm_stop(_settings(config)))
 
 
 @app.command(epilog="Example: citeline mcp --print-config --llm none")

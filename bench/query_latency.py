@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import percentile, report
 
-from rag.answer.llm import make_llm
 from rag.answer.pipeline import AnswerChain
 from rag.eval.harness import load_eval_set
 from rag.index.ingest import ensure_index
+from rag.llm.client import make_llm
 from rag.resources import resource_dir
 from rag.retrieval.retriever import MODES, Retriever
 from rag.settings import load_settings

@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from rag.answer.llm import free_port
+from rag.llm.ports import free_port
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"

@@ -1,6 +1,6 @@
 """citeline: cited question answering over ML conference paper lists.
 
-The public API, pinned by ``tests/unit/test_public_api.py``::
+The public API (declared once, in ``_EXPORTS`` below; pinned by ``tests/unit/test_public_api.py``)::
 
     import rag
 
@@ -12,8 +12,9 @@ The public API, pinned by ``tests/unit/test_public_api.py``::
         print(citation.key, citation.paper.source, citation.paper.line)
 
 Stages live in subpackages and import one way only: ``index`` (sources → papers → chunks →
-store) → ``retrieval`` → ``answer`` (prompt → answer → check) → ``eval``; ``ui`` renders for
-the terminal. Names are resolved lazily, so ``import rag`` (and ``citeline --help``) stays fast.
+store) → ``retrieval`` → ``llm`` (the model backends) → ``answer`` (prompt → answer → check) →
+``eval``; ``ui`` renders for the terminal. Names are resolved lazily, so ``import rag`` (and
+``citeline --help``) stays fast.
 """
 
 from __future__ import annotations
@@ -23,62 +24,60 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "Settings": "rag.settings",
-    "load_settings": "rag.settings",
-    "CitelineError": "rag.errors",
-    "CitelineWarning": "rag.errors",
-    "Paper": "rag.records",
-    "Chunk": "rag.records",
-    "Hit": "rag.records",
-    "Citation": "rag.records",
-    "Answer": "rag.records",
-    "Turn": "rag.records",
-    "Library": "rag.api",
-    "CitelineRetriever": "rag.retrieval.langchain",
-    "ingest": "rag.index.ingest",
-    "llm_status": "rag.answer.resident",
-    "llm_stop": "rag.answer.resident",
-    "ensure_index": "rag.index.ingest",
-    "IngestReport": "rag.index.ingest",
-    "Summary": "rag.answer.summarize",
-    "run_eval": "rag.eval.harness",
-    "eval_set": "rag.eval.harness",
-    "write_results": "rag.eval.report",
-    "load_results": "rag.eval.report",
-    "compare_results": "rag.eval.report",
-    "run_signals": "rag.eval.signals",
-    "write_signals": "rag.eval.report",
-    "run_subfields": "rag.eval.subfields",
-    "write_subfields": "rag.eval.subfields",
-}
-__all__ = [  # literal, so linters and IDEs see it; test_public_api pins it to _EXPORTS
-    "Answer", "Chunk", "Citation", "CitelineError", "CitelineRetriever", "CitelineWarning", "Hit",
-    "IngestReport", "Library", "Paper", "Settings", "Summary", "Turn", "compare_results", "ensure_index",
-    "eval_set", "ingest", "llm_status", "llm_stop",
-    "load_results", "load_settings", "run_eval", "run_signals", "run_subfields", "write_results",
-    "write_signals", "write_subfields",
-]  # fmt: skip
+# The public API, declared once: each module and the names it provides. ``__all__`` and the lazy
+# look-up are derived from it; the ``TYPE_CHECKING`` imports below mirror it for type checkers and
+# IDEs (which do not run code), and tests/unit/test_public_api.py fails if the two differ. What only
+# the command line needs (writing and comparing reports, stopping the resident model) is not here:
+# it lives in :mod:`rag.ui.cli_support`.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "rag.settings": ("Settings", "load_settings"),
+    "rag.errors": (
+        "CitelineError", "CitelineWarning", "NotFound", "BadInput", "BackendUnavailable", "StoreBusy",
+    ),
+    "rag.records": (
+        "Paper", "Chunk", "Hit", "Citation", "Answer", "AnswerMode", "Turn", "Progress", "CollectionCount",
+        "StoreContents",
+    ),
+    "rag.api": ("Library",),
+    "rag.retrieval.langchain": ("CitelineRetriever",),
+    "rag.index.ingest": ("ingest", "ensure_index", "IngestReport"),
+    "rag.answer.summarize": ("Summary",),
+    "rag.eval.harness": ("run_eval", "eval_set"),
+    "rag.eval.signals": ("run_signals",),
+    "rag.eval.subfields": ("run_subfields",),
+}  # fmt: skip
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_MODULE_OF)
 
 if TYPE_CHECKING:
-    from rag.answer.resident import llm_status, llm_stop
     from rag.answer.summarize import Summary
     from rag.api import Library
-    from rag.errors import CitelineError, CitelineWarning
+    from rag.errors import BackendUnavailable, BadInput, CitelineError, CitelineWarning, NotFound, StoreBusy
     from rag.eval.harness import eval_set, run_eval
-    from rag.eval.report import compare_results, load_results, write_results, write_signals
     from rag.eval.signals import run_signals
-    from rag.eval.subfields import run_subfields, write_subfields
+    from rag.eval.subfields import run_subfields
     from rag.index.ingest import IngestReport, ensure_index, ingest
-    from rag.records import Answer, Chunk, Citation, Hit, Paper, Turn
+    from rag.records import (
+        Answer,
+        AnswerMode,
+        Chunk,
+        Citation,
+        CollectionCount,
+        Hit,
+        Paper,
+        Progress,
+        StoreContents,
+        Turn,
+    )
     from rag.retrieval.langchain import CitelineRetriever
     from rag.settings import Settings, load_settings
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
+    """Import a public name's module on first use, so ``import rag`` loads no heavy library."""
+    if name not in _MODULE_OF:
         raise AttributeError(f"module 'rag' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+    return getattr(importlib.import_module(_MODULE_OF[name]), name)
 
 
 def __dir__() -> list[str]:

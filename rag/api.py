@@ -10,18 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from rag.errors import CitelineError
-from rag.records import Answer, Hit, Paper, Turn
+from rag.errors import NotFound
+from rag.records import Answer, CollectionCount, Hit, Paper, Progress, StoreContents, Turn
 from rag.settings import Settings
 
 if TYPE_CHECKING:
-    from rag.answer.llm import LLMHandle
     from rag.answer.log import AnswerLog
     from rag.answer.pipeline import AnswerChain
     from rag.answer.summarize import Summary
+    from rag.llm.client import LLMHandle
     from rag.retrieval import PaperSearch
-
-Progress = Callable[[str, int, int], None]
 
 
 class Library:
@@ -53,7 +51,7 @@ class Library:
     def llm(self) -> LLMHandle:
         """The configured LLM (the embedded server starts on first use)."""
         if self._llm is None:
-            from rag.answer.llm import make_llm
+            from rag.llm.client import make_llm
 
             self._llm = make_llm(self.settings)
         return self._llm
@@ -145,13 +143,39 @@ class Library:
         paper = self._retriever.paper(paper_id) if self._retriever else find_paper(self._stores(), paper_id)
         if paper is None:
             shown = paper_id if len(paper_id) <= 80 else paper_id[:80] + "…"  # echo an id, not a megabyte
-            raise CitelineError(f"no paper with id {shown!r} in collection {self.settings.collection!r}")
+            raise NotFound(f"no paper with id {shown!r} in collection {self.settings.collection!r}")
         return paper
 
     def papers(self, source: str | None = None) -> list[Paper]:
         """Every indexed paper (of one source file, if given), in source order."""
         where = {"source": source} if source else None
         return [paper for store in self._stores() for paper in store.papers(where=where)]
+
+    def collections(self) -> StoreContents:
+        """Every collection on the configured store with its chunk count, whatever ``collection``
+        the settings name (one built with another embedding model is listed with no count)."""
+        from rag.errors import CitelineError
+        from rag.index.embeddings import make_embedder
+        from rag.index.store import Store
+
+        store = Store(self.settings)
+        model = make_embedder(self.settings).name
+        found = []
+        for name in store.collections():
+            scoped = Store(self.settings.replace(collection=name), client=store.client)
+            try:
+                count = scoped.open(model).count()
+            except CitelineError:  # built with another embedding model: listed, not usable
+                count = None
+            found.append(CollectionCount(name, count))
+        return StoreContents(store.location, found)
+
+    def model_status(self) -> dict:
+        """The resident embedded model server: whether it runs, where, since when and how long idle
+        (what ``citeline llm status`` shows); it is not started to find out."""
+        from rag.llm.resident import llm_status
+
+        return llm_status(self.settings)
 
     def _stores(self):
         from rag.index.embeddings import make_embedder

@@ -1,4 +1,11 @@
-"""The one exception type the CLI turns into a one-line message and a non-zero exit.
+"""The exceptions the CLI turns into a one-line message and a non-zero exit.
+
+:class:`CitelineError` is the root; library callers (the MCP server, LangChain users, tests) catch a
+subclass by class rather than match message text: :class:`NotFound` (a named paper, collection,
+file or log entry does not exist), :class:`BadInput` (a value out of range, a malformed file),
+:class:`BackendUnavailable` (the LLM, embedding or Chroma server cannot be used) and
+:class:`StoreBusy` (another process holds the collection or the log; try again later). The CLI and
+the MCP server catch the root, so every one of them is still one ``error: ...`` line.
 
 Every message is redacted (:func:`redact`): servers echo request headers in error bodies
 ("Incorrect API key provided: Bearer sk-..."), and an error text must never carry a credential
@@ -39,6 +46,24 @@ class CitelineError(Exception):
 
     def __init__(self, message: str = "") -> None:
         super().__init__(redact(str(message)))
+
+
+class NotFound(CitelineError):
+    """Something named does not exist: a paper id, a collection, a file, a log entry, a model."""
+
+
+class BadInput(CitelineError):
+    """A value or a file the caller gave is out of range or malformed; the message says which."""
+
+
+class BackendUnavailable(CitelineError):
+    """A server or model citeline needs cannot be used now: unreachable, timed out, not started,
+    refusing the credentials, or not installed. Retrying later, or another backend, may help."""
+
+
+class StoreBusy(CitelineError):
+    """Another process holds the collection (an ingest's lock or lease) or the answer log; nothing
+    was changed, and the same call succeeds once that process is done."""
 
 
 class CitelineWarning(UserWarning):

@@ -3,7 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from enum import StrEnum
+from typing import Any, Protocol
+
+
+class Progress(Protocol):
+    """How a long job (a summary, an eval, a benchmark) reports: ``progress(stage, done, total)``,
+    called as each item of a stage finishes, so a caller can draw a bar or ignore it."""
+
+    def __call__(self, stage: str, done: int, total: int) -> None: ...
+
+
+class IngestEvents(Protocol):
+    """How an ingest reports: ``("start", 0, collection)`` once the collection is taken (the CLI
+    defers Ctrl-C from then on), ``("total", papers, file)`` per file, ``("advance", 1, "")`` per paper.
+    Its own type because its third field names a file, not a count."""
+
+    def __call__(self, event: str, amount: int, detail: str) -> None: ...
+
+
+class AnswerMode(StrEnum):
+    """How an answer's text was made. A ``str``, so it compares equal to, and serialises as, its
+    value (``"quoted"``) in JSON, the answer log and the eval reports."""
+
+    GENERATED = "generated"  # by the model
+    QUOTED = "quoted"  # evidence sentences, when the model refused or its draft was withheld
+    EXTRACTIVE = "extractive"  # no model: the evidence quoted
+    LISTING = "listing"  # topic selection, one cited line per paper
+    ABSTAINED = "abstained"  # nothing relevant, or the evidence does not answer
 
 
 @dataclass(frozen=True)
@@ -120,14 +147,15 @@ class Answer:
     timings: dict[str, float] = field(default_factory=dict)
     withheld: str | None = None  # why a generated draft was withheld by verification
     context: dict[str, Paper] = field(default_factory=dict)  # citation key -> paper, as the model saw them
-    # How the text was made: generated (by the model), quoted (evidence, when the model refused or
-    # its draft was withheld although the evidence answers), extractive (no model), listing (topic
-    # selection), abstained.
-    mode: str = "generated"
+    mode: AnswerMode = AnswerMode.GENERATED  # how the text was made; a plain string is converted
     attribution: list[dict[str, Any]] = field(default_factory=list)  # per sentence: keys and status
     revised: bool = False  # the checked text differs from what was streamed
     prompt_tokens: int = 0
     found: int | None = None  # a listing: how many papers the topic holds (the answer lists at most the cap)
+
+    def __post_init__(self) -> None:
+        """A mode given as a string (``"quoted"``) becomes the enum; an unknown one is a ValueError."""
+        self.mode = AnswerMode(self.mode)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ask --json`` document."""
@@ -148,3 +176,20 @@ class Answer:
             "model": self.model,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
+
+
+@dataclass(frozen=True)
+class CollectionCount:
+    """One collection on a store and its chunk count (None: built with another embedding model,
+    so listed but not usable with these settings)."""
+
+    name: str
+    chunks: int | None
+
+
+@dataclass(frozen=True)
+class StoreContents:
+    """What :meth:`rag.Library.collections` reports: where the store is, and what it holds."""
+
+    location: str  # the embedded store's directory, or the Chroma server's URL
+    collections: list[CollectionCount]

@@ -2,7 +2,11 @@
 
 Precedence (lowest to highest): built-in defaults, the config file, ``CITELINE_*`` environment
 variables, then explicit overrides (CLI flags). The object is passed down explicitly; no module
-reads the environment on its own, which keeps tests hermetic.
+reads a setting from the environment on its own, which keeps tests hermetic. The environment is
+read elsewhere only for what is not a citeline setting: tiktoken's cache directory
+(``TIKTOKEN_CACHE_DIR``, :mod:`rag.index.tokens`), the ``*_KEY``/``*_TOKEN`` values an error line
+must not echo (:mod:`rag.ui.render`), and the platform's data directory (``XDG_DATA_HOME``, through
+platformdirs) for the default ``data_dir``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag.errors import CitelineError
+from rag.errors import BadInput, NotFound
 
 LLM_CHOICES = ("auto", "local", "openai", "none")
 # The collection the bundled corpus is ingested into on first use.
@@ -74,7 +78,7 @@ class Settings:
     llm_model: str | None = None
     local_model: str = "qwen2.5-coder-1.5b"
     # Keep the embedded model's server running between citeline processes, stopping it after this
-    # many minutes without use (rag/answer/resident.py); 0: each process starts and stops its own.
+    # many minutes without use (rag/llm/resident.py); 0: each process starts and stops its own.
     llm_idle_minutes: float = 15.0
     llm_timeout: float = 180.0
     llm_retries: int = 2
@@ -89,12 +93,12 @@ class Settings:
         for name in _LIMITS:
             _check(name, getattr(self, name), name)
         if self.chunk_overlap >= self.chunk_tokens:
-            raise CitelineError(
+            raise BadInput(
                 f"chunk_overlap must be smaller than chunk_tokens "
                 f"({self.chunk_overlap} >= {self.chunk_tokens})"
             )
         if self.llm not in LLM_CHOICES:
-            raise CitelineError(f"llm must be one of {', '.join(LLM_CHOICES)}, got {self.llm!r}")
+            raise BadInput(f"llm must be one of {', '.join(LLM_CHOICES)}, got {self.llm!r}")
         check_collection_names(self.collection)
 
     @property
@@ -153,12 +157,12 @@ def check_collection_names(value: str) -> None:
     """
     parts = [p.strip() for p in value.split(",")]
     if not any(parts):
-        raise CitelineError("collection name is empty")
+        raise BadInput("collection name is empty")
     for part in parts:
         glob = any(c in part for c in "*?[")
         valid = _GLOB_PART.fullmatch(part) if glob else _COLLECTION.fullmatch(part)
         if not valid or ".." in part:
-            raise CitelineError(
+            raise BadInput(
                 f"bad collection name {part!r}: use 3-512 letters, digits, '.', '_' or '-', "
                 "starting and ending with a letter or digit, no '..'"
             )
@@ -192,10 +196,10 @@ _LIMITS: dict[str, tuple[float | None, float | None]] = {
 def _check(name: str, value: Any, origin: str) -> None:
     low, high = _LIMITS[name]
     if isinstance(value, float) and not math.isfinite(value):
-        raise CitelineError(f"{origin}: {name} must be a finite number, got {value!r}")
+        raise BadInput(f"{origin}: {name} must be a finite number, got {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         span = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
-        raise CitelineError(f"{origin}: {name} must be {span}, got {value!r}")
+        raise BadInput(f"{origin}: {name} must be {span}, got {value!r}")
 
 
 # Environment variable -> settings field. OPENAI_API_KEY is read because every OpenAI client does.
@@ -257,7 +261,7 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return number
         return str(value) if value != "" else None
     except (TypeError, ValueError):
-        raise CitelineError(f"{origin}: {name} must be {kind}, got {value!r}") from None
+        raise BadInput(f"{origin}: {name} must be {kind}, got {value!r}") from None
 
 
 def load_settings(env: dict[str, str] | None = None, config_file: Path | None = None) -> Settings:
@@ -271,14 +275,14 @@ def load_settings(env: dict[str, str] | None = None, config_file: Path | None = 
         try:
             table = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise CitelineError(f"{path}: not valid TOML ({exc})") from None
+            raise BadInput(f"{path}: not valid TOML ({exc})") from None
         table = table.get("citeline", table)
         for key, value in table.items():
             if key not in _FIELDS or key == "api_key":
-                raise CitelineError(f"{path}: unknown setting {key!r}")
+                raise BadInput(f"{path}: unknown setting {key!r}")
             values[key] = _coerce(key, value, str(path))
     elif explicit:
-        raise CitelineError(f"config file not found: {path}")
+        raise NotFound(f"config file not found: {path}")
     for var, name in _ENV.items():
         if env.get(var):
             values[name] = _coerce(name, env[var], var)

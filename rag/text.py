@@ -13,7 +13,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
-from rag.errors import CitelineError
+from rag.errors import BadInput
 
 # --- input ---------------------------------------------------------------------------------
 
@@ -26,9 +26,9 @@ def checked_query(text: str, what: str = "question") -> str:
     """``text`` stripped; an empty or over-long one is a one-line error (never a failed model call)."""
     text = text.strip()
     if not text:
-        raise CitelineError(f"the {what} is empty")
+        raise BadInput(f"the {what} is empty")
     if len(text) > MAX_QUERY_CHARS:
-        raise CitelineError(f"the {what} is {len(text):,} characters long; use at most {MAX_QUERY_CHARS:,}")
+        raise BadInput(f"the {what} is {len(text):,} characters long; use at most {MAX_QUERY_CHARS:,}")
     return text
 
 

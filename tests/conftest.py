@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rag.answer.llm import free_port
+from rag.llm.ports import free_port
 from rag.resources import bundled_corpus
 from rag.settings import Settings
 
@@ -85,7 +85,7 @@ def llm_server_url(tmp_path_factory) -> str:
     if os.environ.get("CITELINE_TEST_LLM_URL"):
         yield os.environ["CITELINE_TEST_LLM_URL"]
         return
-    from rag.answer.local_models import ensure_weights, lookup, server_command
+    from rag.llm.models import ensure_weights, lookup, server_command
 
     settings = Settings()
     model = lookup(settings.local_model)

@@ -1,6 +1,6 @@
 """Deterministic test doubles that plug into the same seams as the real parts.
 
-``ScriptedChatModel`` is a LangChain chat model (the LLM seam: :class:`rag.answer.llm.LLMHandle`);
+``ScriptedChatModel`` is a LangChain chat model (the LLM seam: :class:`rag.llm.client.LLMHandle`);
 ``FakeRetriever`` satisfies :class:`rag.retrieval.PaperSearch` over a handful of papers with a
 word-overlap ranking and a bag-of-words embedder, so pipeline and summarizer logic is tested with
 no Chroma, no ONNX model and no server. The end-to-end tests use the real parts.

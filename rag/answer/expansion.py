@@ -23,7 +23,7 @@ from rag.errors import CitelineError
 from rag.resources import prompt_text
 
 if TYPE_CHECKING:
-    from rag.answer.llm import LLMHandle
+    from rag.llm.client import LLMHandle
     from rag.settings import Settings
 
 CACHE_FILE = "topic-terms.json"

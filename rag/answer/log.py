@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag.errors import CitelineError, redact, warn
-from rag.records import Answer, Turn
+from rag.errors import CitelineError, NotFound, StoreBusy, redact, warn
+from rag.records import Answer, AnswerMode, Turn
 
 # Seconds to wait for another process's lock on the log before giving up on this write or read.
 BUSY_TIMEOUT = 5.0
@@ -243,7 +243,7 @@ class AnswerLog:
                 rows = self._connect().execute(sql, args).fetchall()
         except sqlite3.Error as exc:
             if _is_busy(exc):
-                raise CitelineError(f"{self._busy()}; try again when it is done") from None
+                raise StoreBusy(f"{self._busy()}; try again when it is done") from None
             raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
         except OSError as exc:
             raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
@@ -312,11 +312,11 @@ class AnswerLog:
         )
         if not entries:
             shown = conversation if len(conversation) <= 40 else conversation[:40] + "…"
-            raise CitelineError(f"no logged conversation {shown!r} (`citeline log` shows each entry's)")
+            raise NotFound(f"no logged conversation {shown!r} (`citeline log` shows each entry's)")
         return conversation, [
             Turn(e.question, e.answer, tuple(str(c["id"]) for c in e.citations if "id" in c))
             for e in entries
-            if e.mode != "abstained"
+            if e.mode != AnswerMode.ABSTAINED
         ]
 
     def close(self) -> None:

@@ -26,10 +26,10 @@ from rag.answer.grounding import invented_figures
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
-from rag.answer.llm import LLMHandle, resolve_kind
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
 from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
+from rag.llm.client import LLMHandle, resolve_kind
 from rag.records import Answer, Hit, Paper, Turn
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
@@ -44,7 +44,7 @@ NO_MODEL_CALL = "no model call"
 
 
 @dataclass
-class _Run:
+class _AskTrace:
     """One question on its way through the pipeline: what each step found, and when."""
 
     question: str
@@ -120,7 +120,7 @@ class AnswerChain:
     ) -> Answer:
         """Answer ``question`` (a follow-up when ``history`` is given), streaming to ``on_token``."""
         question = checked_query(question)
-        run = _Run(question)
+        run = _AskTrace(question)
         run.standalone = self.standalone_question(question, history)
         # Without a model to rewrite it, a follow-up is resolved by rule (rag/answer/followup.py).
         follow = None if self._has_model() else resolve_follow_up(question, history)
@@ -164,7 +164,7 @@ class AnswerChain:
         line = next((ln.strip().strip('"') for ln in rewritten.splitlines() if ln.strip()), "")
         return line if 3 <= len(line) <= 400 else question
 
-    def list_papers(self, run: _Run, intent: Intent) -> _Draft:
+    def list_papers(self, run: _AskTrace, intent: Intent) -> _Draft:
         """Every paper on the topic, one cited line each (no LLM: selection is the answer).
 
         The venue and year a question names ("GNN papers at ICLR 2024") filter the selection,
@@ -215,13 +215,13 @@ class AnswerChain:
         papers = [self.retriever.paper(pid) for pid in dict.fromkeys(paper_ids)]
         return [Hit(paper=p, score=0.0, text=p.abstract) for p in papers if p is not None]
 
-    def gather_evidence(self, run: _Run) -> list[ev.PaperEvidence]:
+    def gather_evidence(self, run: _AskTrace) -> list[ev.PaperEvidence]:
         """Each retrieved paper's best sentences for the question, and whether they answer it."""
         weights = self.retriever.term_weights(lexical_terms(run.standalone))
         keyed = assign_keys(run.hits)
         return ev.gather(run.standalone, keyed, self.retriever.embedder, weights)
 
-    def draft(self, run: _Run, asked: str, on_token: OnToken | None) -> _Draft:
+    def draft(self, run: _AskTrace, asked: str, on_token: OnToken | None) -> _Draft:
         """The model's answer from the evidence, or the quoted evidence when the model has
         nothing better to say; a refusal only when the evidence does not answer."""
         # Untranslated (no model to translate with), a question cannot be matched word by word
@@ -260,7 +260,7 @@ class AnswerChain:
         draft.invalid, draft.attributed = attributed.invalid(run.context), attributed
         return draft
 
-    def check_answer(self, run: _Run, draft: _Draft) -> Answer:
+    def check_answer(self, run: _AskTrace, draft: _Draft) -> Answer:
         """Validate the final text's citations and say what the answer rests on."""
         checked = check_citations(draft.text, run.context)
         refused = draft.mode == "abstained" or is_refusal(checked.text)
@@ -288,7 +288,7 @@ class AnswerChain:
     # --- helpers -------------------------------------------------------------------------------
 
     def _fallback(
-        self, run: _Run, asked: str, answers: bool, withheld: str | None, streamed: str | None
+        self, run: _AskTrace, asked: str, answers: bool, withheld: str | None, streamed: str | None
     ) -> _Draft:
         """Never worse than quoting: the quoted evidence when it answers, else the refusal.
 
@@ -307,7 +307,7 @@ class AnswerChain:
             withheld = withheld or "the quoted evidence does not answer what the question asks"
         return _Draft(self._refusal, "abstained", withheld, streamed=streamed)
 
-    def _confirmed(self, run: _Run, question: str, quoted: str) -> bool:
+    def _confirmed(self, run: _AskTrace, question: str, quoted: str) -> bool:
         """The model's yes/no on whether ``quoted`` answers ``question`` (a few dozen tokens out
         of the prompt cache's reach, one token back); a failed call leaves the evidence check's
         decision standing."""
@@ -331,7 +331,7 @@ class AnswerChain:
         user = prompt_text("answer_user").format(context=context, question=question)
         return [SystemMessage(self._system), HumanMessage(user)]
 
-    def _generate(self, messages: list, on_token: OnToken | None, run: _Run) -> str:
+    def _generate(self, messages: list, on_token: OnToken | None, run: _AskTrace) -> str:
         """Stream one reply; ``first_token`` is measured from when the user asked."""
         parts: list[str] = []
         for piece in self.llm.stream(messages):

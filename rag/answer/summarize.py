@@ -16,7 +16,6 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +23,10 @@ from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
 from rag.answer.grounding import unsupported_reason
 from rag.answer.intent import classify
-from rag.answer.llm import LLMHandle
-from rag.errors import CitelineError
+from rag.errors import BadInput
 from rag.index.tokens import count_tokens
-from rag.records import Citation, Hit, Paper
+from rag.llm.client import LLMHandle
+from rag.records import Citation, Hit, Paper, Progress
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import papers_on
@@ -49,8 +48,6 @@ _STOP = STOP_WORDS | RESEARCH_FILLER
 _CONTRIBUTION = re.compile(
     r"\b(?:we (?:propose|introduce|present|develop|design)|this paper|in this work)\b", re.I
 )
-
-Progress = Callable[[str, int, int], None]
 
 
 def _noop(stage: str, done: int, total: int) -> None:
@@ -182,7 +179,7 @@ def topic_request(text: str) -> tuple[str, str | None, int | None]:
     → ("GNN", "ICLR", 2024), as a listing question would read it."""
     intent = classify(f"Summarize {text}")
     if not intent.is_listing:
-        raise CitelineError(f"the topic {text!r} names no subject; name one, e.g. 'graph neural networks'")
+        raise BadInput(f"the topic {text!r} names no subject; name one, e.g. 'graph neural networks'")
     return intent.topic, intent.venue, intent.year
 
 

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from rag.answer.pipeline import AnswerChain
-from rag.errors import CitelineError
+from rag.errors import BadInput, CitelineError
 from rag.eval import metrics as m
 from rag.index.tokens import count_tokens
+from rag.records import AnswerMode, Progress
 from rag.retrieval import MODES
 from rag.retrieval.retriever import Retriever
 from rag.settings import Settings
@@ -27,7 +28,6 @@ from rag.settings import Settings
 KINDS = ("factoid", "multi-paper", "summary", "listing", "unanswerable", "cross-lingual")
 SPLITS = ("dev", "test")
 LISTING_KINDS = ("listing", "multi-paper", "summary")  # questions whose gold is a set of papers
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def eval_set(split: str = "dev") -> Path:
     from rag.resources import resource_dir
 
     if split not in SPLITS:
-        raise CitelineError(f"unknown eval split {split!r} (use {', '.join(SPLITS)})")
+        raise BadInput(f"unknown eval split {split!r} (use {', '.join(SPLITS)})")
     return resource_dir("eval") / f"icml2026-{split}.jsonl"
 
 
@@ -82,16 +82,14 @@ def load_eval_set(path: Path) -> list[EvalItem]:
                 tags=tuple(tags),
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise CitelineError(
-                f"{path}:{lineno}: not an eval item ({exc.__class__.__name__}: {exc})"
-            ) from None
+            raise BadInput(f"{path}:{lineno}: not an eval item ({exc.__class__.__name__}: {exc})") from None
         if item.kind not in KINDS:
-            raise CitelineError(f"{path}:{lineno}: kind must be one of {', '.join(KINDS)}")
+            raise BadInput(f"{path}:{lineno}: kind must be one of {', '.join(KINDS)}")
         if item.answerable and not item.gold:
-            raise CitelineError(f"{path}:{lineno}: an answerable question needs gold papers")
+            raise BadInput(f"{path}:{lineno}: an answerable question needs gold papers")
         items.append(item)
     if not items:
-        raise CitelineError(f"{path}: the eval set is empty")
+        raise BadInput(f"{path}: the eval set is empty")
     return items
 
 
@@ -104,13 +102,13 @@ def make_judge(name: str, settings: Settings, retriever: Retriever):
     if name == "embedding":
         return EmbeddingJudge(retriever.embedder)
     if name == "llm":
-        from rag.answer.llm import make_llm
+        from rag.llm.client import make_llm
 
         handle = make_llm(settings)
         if handle.model is None:
-            raise CitelineError("the llm judge needs an LLM (set --llm or CITELINE_LLM_BASE_URL)")
+            raise BadInput("the llm judge needs an LLM (set --llm or CITELINE_LLM_BASE_URL)")
         return LLMJudge(handle)
-    raise CitelineError(f"unknown judge {name!r} (use lexical, embedding or llm)")
+    raise BadInput(f"unknown judge {name!r} (use lexical, embedding or llm)")
 
 
 def _noop(stage: str, done: int, total: int) -> None:
@@ -198,7 +196,7 @@ def evaluate_answers(
         "gold_citation_recall": m.mean([r["gold_citation_recall"] for r in answerable]),
         "listing_precision": m.mean([r["gold_citation_precision"] for r in listing]),
         "listing_recall": m.mean([r["gold_citation_recall"] for r in listing]),
-        "quoted_fallbacks": sum(r["answer_mode"] == "quoted" for r in rows),
+        "quoted_fallbacks": sum(r["answer_mode"] == AnswerMode.QUOTED for r in rows),
         "latency_median_s": m.percentile(latencies, 0.5),
         "latency_p95_s": m.percentile(latencies, 0.95),
         "tokens_mean": m.mean([float(r["tokens"]) for r in rows]),
@@ -217,11 +215,11 @@ def run_eval(
     chain_factory: Callable[[Settings, Retriever], AnswerChain] | None = None,
 ) -> dict[str, Any]:
     """Retrieval metrics for every mode; answer metrics for every LLM, with the first mode."""
-    from rag.answer.llm import make_llm
+    from rag.llm.client import make_llm
 
     for mode in modes:
         if mode not in MODES:
-            raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
+            raise BadInput(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
     items = load_eval_set(eval_file)[:limit]
     retriever = Retriever(settings)
     judge = make_judge(judge_name, settings, retriever)

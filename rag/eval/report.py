@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rag.errors import CitelineError
+from rag.errors import BadInput
 
 ANSWER_METRICS = (
     "refusal_on_answerable",
@@ -203,7 +203,7 @@ def load_results(path: Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise CitelineError(f"{path}: not a citeline results.json ({exc.__class__.__name__})") from None
+        raise BadInput(f"{path}: not a citeline results.json ({exc.__class__.__name__})") from None
 
 
 def compare_results(a: dict, b: dict) -> list[list[str]]:

@@ -24,17 +24,16 @@ import json
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rag.errors import CitelineError
+from rag.errors import NotFound
 from rag.eval import metrics as m
+from rag.records import Progress
 from rag.settings import Settings
 
 FILES = ("iclr2017", "iclr2018", "corl2022", "corl2023")
 COLLECTION = "signals-tldr"
-Progress = Callable[[str, int, int], None]
 
 
 def _noop(stage: str, done: int, total: int) -> None:
@@ -45,7 +44,7 @@ def _records(corpora: Path) -> list[dict[str, Any]]:
     paths = [corpora / f"{name}.jsonl.gz" for name in FILES]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
-        raise CitelineError(f"external signals need {', '.join(missing)} (the shared corpora)")
+        raise NotFound(f"external signals need {', '.join(missing)} (the shared corpora)")
     rows = []
     for path in paths:
         with gzip.open(path, "rt", encoding="utf-8") as fh:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,6 @@ import rag
 SPLITS = ("dev", "test")
 # Listing answers are capped for display (30 by default); the benchmark wants all of them.
 LISTING_CAP = 1000
-Progress = Callable[[str, int, int], None]
 
 
 def _noop(stage: str, done: int, total: int) -> None:
@@ -41,12 +40,12 @@ def _noop(stage: str, done: int, total: int) -> None:
 def subfields_file(split: str) -> Path:
     """The bundled topics of ``split``: in the checkout's eval/ or, in a wheel, rag/_resources/eval."""
     if split not in SPLITS:
-        raise rag.CitelineError(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
+        raise rag.BadInput(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
     here = Path(__file__).resolve()
     for folder in (here.parents[1] / "_resources" / "eval", here.parents[2] / "eval"):
         if (folder / f"subfields-{split}.jsonl").is_file():
             return folder / f"subfields-{split}.jsonl"
-    raise rag.CitelineError(f"subfields-{split}.jsonl is missing (run eval/build_subfields.py)")
+    raise rag.NotFound(f"subfields-{split}.jsonl is missing (run eval/build_subfields.py)")
 
 
 def load_topics(path: Path) -> list[dict[str, Any]]:
@@ -67,14 +66,14 @@ def load_topics(path: Path) -> list[dict[str, Any]]:
                 "questions": [str(q) for q in raw["questions"]], "gold": [str(g) for g in raw["gold"]],
             }  # fmt: skip
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise rag.CitelineError(
+            raise rag.BadInput(
                 f"{path}:{lineno}: not a subfield topic ({type(exc).__name__}: {exc})"
             ) from None
         if not row["gold"] or not row["questions"] or not all(q.strip() for q in row["questions"]):
-            raise rag.CitelineError(f"{path}:{lineno}: a topic needs gold papers and non-empty questions")
+            raise rag.BadInput(f"{path}:{lineno}: a topic needs gold papers and non-empty questions")
         topics.append(row)
     if not topics:
-        raise rag.CitelineError(f"{path}: no subfield topics")
+        raise rag.BadInput(f"{path}: no subfield topics")
     return topics
 
 
@@ -110,7 +109,7 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "listed_mean": _mean([float(r["listed"]) for r in rows]),
         "seconds_mean": _mean(seconds),
         "seconds_median": statistics.median(seconds) if seconds else None,
-        "not_listing_share": _mean([float(r["mode"] != "listing") for r in rows]),
+        "not_listing_share": _mean([float(r["mode"] != rag.AnswerMode.LISTING) for r in rows]),
         "empty_share": _mean([float(r["listed"] == 0) for r in rows]),
     }
 
@@ -119,7 +118,7 @@ def run_subfields(
     settings: Any,
     corpora: Path,
     split: str = "dev",
-    progress: Progress = _noop,
+    progress: rag.Progress = _noop,
     topics_file: Path | None = None,
 ) -> dict[str, Any]:
     """Ingest each conference of ``split`` into its own collection and ask every topic's questions.
@@ -129,7 +128,7 @@ def run_subfields(
     split (tests use a small one).
     """
     if split not in SPLITS:
-        raise rag.CitelineError(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
+        raise rag.BadInput(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
     path = topics_file or subfields_file(split)
     topics = load_topics(path)
     started = time.perf_counter()
@@ -138,7 +137,7 @@ def run_subfields(
     for file in dict.fromkeys(t["file"] for t in topics):
         source = corpora / file
         if not source.is_file():
-            raise rag.CitelineError(f"{source} not found (the subfield benchmark reads ../shared/corpora)")
+            raise rag.NotFound(f"{source} not found (the subfield benchmark reads ../shared/corpora)")
         collection = collection_for(file)
         ingest_settings = _with(settings, collection=collection)
         counts = {"done": 0, "total": 0}

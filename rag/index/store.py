@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from rag.errors import CitelineError, disk_full, disk_full_error, warn
+from rag.errors import (
+    BackendUnavailable,
+    BadInput,
+    CitelineError,
+    NotFound,
+    StoreBusy,
+    disk_full,
+    disk_full_error,
+    warn,
+)
 from rag.index.metadata import first_chunk_id, paper_from_metadata
 from rag.records import Chunk, Paper
 from rag.settings import Settings
@@ -111,12 +120,12 @@ def connect(settings: Settings):
                 settings=chroma_settings,
             )
     except httpx.TimeoutException:
-        raise CitelineError(
+        raise BackendUnavailable(
             f"the Chroma server at {settings.chroma_url} did not answer within {settings.chroma_timeout:g}s "
             "(CITELINE_CHROMA_TIMEOUT)"
         ) from None
     except Exception as exc:  # chromadb raises bare ValueError/ConnectionError variants
-        raise CitelineError(f"cannot reach the Chroma server at {settings.chroma_url}: {exc}") from None
+        raise BackendUnavailable(f"cannot reach the Chroma server at {settings.chroma_url}: {exc}") from None
     # chromadb builds its httpx session with timeout=None and offers no setting for it
     # (chroma-core/chroma#5805); set the bound on the session it made, where it has one.
     session = getattr(getattr(client, "_server", None), "_session", None)
@@ -138,12 +147,12 @@ def _server_errors(method):
         except CitelineError:
             raise
         except httpx.TimeoutException:
-            raise CitelineError(
+            raise BackendUnavailable(
                 f"the Chroma server at {self.location} did not answer within "
                 f"{self.settings.chroma_timeout:g}s (CITELINE_CHROMA_TIMEOUT); nothing was lost, run it again"
             ) from None
         except httpx.TransportError as exc:
-            raise CitelineError(f"lost the Chroma server at {self.location}: {exc}") from None
+            raise BackendUnavailable(f"lost the Chroma server at {self.location}: {exc}") from None
         except Exception as exc:
             if not self.settings.chroma_url and disk_full(exc, self.settings.data_dir):
                 doing = (
@@ -165,7 +174,7 @@ def resolve_collections(patterns: Sequence[str], available: Sequence[str], locat
         matched = fnmatch.filter(sorted(available), pattern)
         if not matched:
             have = ", ".join(sorted(available)) or "none"
-            raise CitelineError(f"no collection matches {pattern!r} at {location} (collections: {have})")
+            raise NotFound(f"no collection matches {pattern!r} at {location} (collections: {have})")
         names.extend(matched)
     return list(dict.fromkeys(names))
 
@@ -229,7 +238,7 @@ class Store:
             collection = self.client.get_collection(self.name, embedding_function=None)
         except NotFoundError:
             if not create:
-                raise CitelineError(
+                raise NotFound(
                     f"no collection named {self.name!r} at {self.location}; "
                     f"run `citeline ingest FILES --collection {self.name}` first"
                 ) from None
@@ -241,7 +250,7 @@ class Store:
             self.created = True
         stored = (collection.metadata or {}).get("embedding_model")
         if stored and stored != embedding_model:
-            raise CitelineError(
+            raise BadInput(
                 f"collection {self.name!r} was built with embedding {stored!r}, not {embedding_model!r}; "
                 "use another --collection or set the embedding back"
             )
@@ -293,7 +302,7 @@ class Store:
             lease = self._lease(current.get(LEASE))
             if lease and lease[0] != holder and lease[1] > time.time() and not is_gone(lease[0]):
                 when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(lease[1]))
-                raise CitelineError(
+                raise StoreBusy(
                     f"collection {self.name!r} is being ingested by {lease[0].split('#')[0]} "
                     f"(lease until {when}); wait for it to finish"
                 )

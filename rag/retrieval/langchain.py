@@ -19,7 +19,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from rag.errors import CitelineError
+from rag.errors import BadInput
 from rag.records import Hit
 from rag.retrieval import MODES, PaperSearch
 from rag.settings import TOP_K_RANGE, Settings, load_settings
@@ -48,7 +48,7 @@ def _checked_k(k: Any) -> int:
     """``k`` as the CLI's ``-k`` takes it (1-200), or a one-line :class:`CitelineError`."""
     low, high = TOP_K_RANGE
     if isinstance(k, bool) or not isinstance(k, int) or not low <= k <= high:
-        raise CitelineError(f"k must be an integer between {low} and {high}, got {k!r}")
+        raise BadInput(f"k must be an integer between {low} and {high}, got {k!r}")
     return k
 
 
@@ -98,7 +98,7 @@ class CitelineRetriever(BaseRetriever):
         """``invoke(query, k=..., mode=..., floor=...)``: the keywords apply to this call only."""
         mode = mode or self.mode
         if mode not in MODES:
-            raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
+            raise BadInput(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
         k = _checked_k(k) if k is not None else self.k
         hits = self._searcher().search(query, k=k, mode=mode, floor=self.floor if floor is None else floor)
         return [hit_document(hit) for hit in hits]

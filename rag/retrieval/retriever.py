@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
-from rag.errors import CitelineError
+from rag.errors import BadInput
 from rag.index.embeddings import Embedder, make_embedder
 from rag.index.lexical import LexicalIndex, PaperRows, PaperTable, query_lexical_index
 from rag.index.metadata import first_chunk_id, paper_from_metadata
@@ -237,7 +237,7 @@ class Retriever:
         """Papers for ``query``, best first; ``venue`` (any case) and ``year`` keep matching entries only."""
         query = checked_query(query, "query")
         if mode not in MODES:
-            raise CitelineError(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
+            raise BadInput(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
         k = k or self.settings.top_k
         pool = pool or max(4 * k, 20)
         query_vector = self.embedder.embed_query(query)

@@ -28,7 +28,7 @@ from rag.settings import MAX_PAPERS_RANGE, TOP_K_RANGE, Settings
 from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
-    from rag.answer.llm import LLMHandle
+    from rag.llm.client import LLMHandle
 
 _T = TypeVar("_T")
 
@@ -211,7 +211,7 @@ def answer_record(answer: Answer, note: str | None = None) -> AnswerResult:
     return AnswerResult(
         answer=_plain(answer.text),
         abstained=answer.abstained,
-        mode=answer.mode,
+        mode=str(answer.mode),
         citations=[_citation(c) for c in answer.citations],
         model=shown_model(answer.model),
         note=note,
@@ -238,7 +238,7 @@ class Tools:
         self, collection: str | None = None, venue: str | None = None, year: int | None = None
     ) -> Library:
         """The library for one scope (the default collection is filled with the bundled corpus first)."""
-        from rag.index.ingest import ensure_index
+        from rag import ensure_index
 
         scope = (collection, venue, year)
         with self._lock:
@@ -297,22 +297,10 @@ class Tools:
 
     def list_collections(self) -> CollectionsResult:
         """Every collection on the configured store, with its chunk count."""
-        from rag.index.embeddings import make_embedder
-        from rag.index.store import Store
-
-        with self._lock:
-            store = Store(self.settings)
-        names = store.collections()
-        model = make_embedder(self.settings).name
-        found = []
-        for name in names:
-            scoped = Store(self.settings.replace(collection=name), client=store.client)
-            try:
-                count = scoped.open(model).count()
-            except CitelineError:  # built with another embedding model: listed, not usable
-                count = None
-            found.append(CollectionInfo(name=name, chunks=count))
-        return CollectionsResult(store=store.location, collections=found)
+        with self._lock:  # one store client at a time, as :meth:`library` opens them
+            contents = Library(self.settings).collections()
+        found = [CollectionInfo(name=c.name, chunks=c.chunks) for c in contents.collections]
+        return CollectionsResult(store=contents.location, collections=found)
 
 
 def _guarded(work: Callable[[], _T]) -> _T:

@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rag.errors import redact
-from rag.records import Answer, Citation, Hit, Paper
+from rag.records import Answer, AnswerMode, Citation, Hit, Paper
 from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
@@ -436,7 +436,7 @@ def answer_footer(answer: Answer, streamed: bool) -> None:
                 errors.print(f"[dim]checked: {escape(change)}[/]")
     elif moved:
         errors.print(f"[dim]{moved} sentence(s) now cite the paper whose text supports them[/]")
-    if answer.mode == "quoted":
+    if answer.mode == AnswerMode.QUOTED:
         errors.print("[dim]quoted from the papers: the model did not answer, but this evidence does[/]")
     if not answer.grounded:
         warn("this answer cites none of the retrieved papers: treat it as ungrounded")

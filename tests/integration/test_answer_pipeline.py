@@ -3,8 +3,8 @@ verification, follow-ups, translation and the extractive answerer."""
 
 import pytest
 
-from rag.answer.llm import LLMHandle
 from rag.answer.pipeline import AnswerChain, Turn, refusal_sentence
+from rag.llm.client import LLMHandle
 from rag.records import Paper
 
 from ..fakes import ScriptedChatModel

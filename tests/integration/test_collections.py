@@ -117,3 +117,11 @@ def test_one_collection_name_on_the_embedded_store_and_on_a_server_keeps_two_bm2
     for settings, expected in ((embedded, {"m1", "m2"}), (server, {"n1", "n2"})):
         hits = Retriever(settings).search("graph diffusion watermark", k=10, mode="bm25", floor=False)
         assert {h.paper.id for h in hits} == expected
+
+
+def test_library_collections_lists_every_collection_on_the_store_with_its_chunk_count(split):
+    base = split.collection
+    contents = Library(split.replace(collection=f"{base}-ICML")).collections()
+    counts = {c.name: c.chunks for c in contents.collections if c.name.startswith(base)}
+    assert counts == {f"{base}-ICML": 2, f"{base}-NeurIPS": 2, f"{base}-all": 4}
+    assert contents.location == (split.chroma_url or str(split.index_dir / "chroma"))

@@ -6,12 +6,13 @@ import json
 
 import pytest
 
-from rag.answer.llm import LLMHandle
 from rag.answer.pipeline import AnswerChain
 from rag.errors import CitelineError
 from rag.eval.harness import load_eval_set, run_eval
 from rag.eval.report import compare_results as compare
 from rag.eval.report import write_results as write
+from rag.llm.client import LLMHandle
+from rag.records import Answer, AnswerMode, Citation
 from rag.resources import resource_dir
 
 from ..fakes import ScriptedChatModel
@@ -47,9 +48,57 @@ def small_set(tmp_path_factory):
     return path
 
 
-def test_harness_with_the_fake_model_scores_a_known_good_run(seed_settings, small_set):
+class _CannedChain:
+    """Stands in for the answer pipeline: replays a fixed answer per question, so the harness's
+    scoring is checked against values worked out by hand from the metric definitions."""
+
+    def __init__(self, answers: dict[str, Answer]) -> None:
+        self.answers = answers
+        self.llm = LLMHandle("openai", None, "canned")
+
+    def ask(self, question: str, mode: str = "hybrid") -> Answer:
+        return self.answers[question]
+
+
+def _abstained(question: str) -> Answer:
+    return Answer(question, "The papers here do not answer this question.", True, [], [], "canned",
+                  mode=AnswerMode.ABSTAINED)  # fmt: skip
+
+
+def test_the_harness_scores_each_flaw_of_a_run_where_it_belongs(seed_settings, seed_retriever, small_set):
+    first, second, unanswerable, other_unanswerable = load_eval_set(small_set)
+    gold, wrong = seed_retriever.paper(first.gold[0]), seed_retriever.paper(second.gold[0])
+    # 1st: states its fact, cites its gold paper and a wrong one; 2nd: refuses an answerable
+    # question; 3rd: answers an unanswerable one; 4th: abstains rightly.
+    answers = {
+        first.question: Answer(
+            first.question, f"{' '.join(first.facts)} [000-01]. Also [000-02].", False,
+            [Citation("000-01", gold), Citation("000-02", wrong)], [], "canned",
+            context={"000-01": gold, "000-02": wrong},
+        ),
+        second.question: _abstained(second.question),
+        unanswerable.question: Answer(
+            unanswerable.question, f"{wrong.abstract.split('.')[0]} [000-01].", False,
+            [Citation("000-01", wrong)], [], "canned", context={"000-01": wrong},
+        ),
+        other_unanswerable.question: _abstained(other_unanswerable.question),
+    }  # fmt: skip
+    results = run_eval(seed_settings, small_set, ["hybrid"], ["openai"],
+                       chain_factory=lambda settings, retriever: _CannedChain(answers))  # fmt: skip
+    scored = results["answers"][0]
+    assert scored["fact_coverage"] == 0.5  # the 1st states its fact, the refusal does not
+    assert scored["refusal_on_answerable"] == 0.5
+    assert scored["abstention_precision"] == 0.5  # of two abstentions, one was on an unanswerable
+    assert scored["abstention_recall"] == 0.5  # of two unanswerables, one was abstained on
+    assert scored["gold_citation_precision"] == 0.5  # one of the 1st's two papers is gold
+    assert scored["gold_citation_recall"] == 0.5  # the 2nd cited nothing
+    assert [r["cited"] for r in scored["questions"]] == [[gold.id, wrong.id], [], [wrong.id], []]
+    assert scored["llm"] == "canned" and scored["quoted_fallbacks"] == 0
+
+
+def test_an_answer_that_leaves_out_its_fact_lowers_fact_coverage_end_to_end(seed_settings, small_set):
     replies = [
-        "AdaSCALE beats OptFS by 14.94% in near-OOD FPR@95 [000-02].",
+        "AdaSCALE is a method for out-of-distribution detection [000-02].",  # the 14.94% left out
         "ActHook achieves an average detection AUC of 94.3 on Qwen-2.5-Coder-7B [000-14].",
         "AdaSCALE's learning rate is not mentioned in the abstracts.",
     ]
@@ -61,10 +110,9 @@ def test_harness_with_the_fake_model_scores_a_known_good_run(seed_settings, smal
     results = run_eval(seed_settings, small_set, ["hybrid", "bm25"], ["openai"], chain_factory=factory)
     answers = results["answers"][0]
     assert results["retrieval"][0]["recall@4"] == 1.0 and results["retrieval"][1]["mode"] == "bm25"
-    assert answers["fact_coverage"] == 1.0
-    assert answers["citation_precision"] == 1.0 and answers["citation_recall"] == 1.0
-    assert answers["abstention_recall"] == 1.0 and answers["abstention_precision"] == 1.0
-    assert answers["judge"] == results["judge"] == "lexical"
+    assert [r["fact_coverage"] for r in answers["questions"]] == [0.0, 1.0, None, None]
+    assert answers["fact_coverage"] == 0.5
+    assert answers["abstention_recall"] == 1.0 and answers["judge"] == results["judge"] == "lexical"
 
 
 def test_eval_command_without_llm_writes_report_chart_and_compares(seed_settings, small_set, tmp_path):

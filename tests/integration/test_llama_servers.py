@@ -17,8 +17,8 @@ import time
 import httpx
 import pytest
 
-from rag.answer.llm import free_port
-from rag.answer.local_models import SERVERS, ensure_weights, lookup, parts_installed, server_command
+from rag.llm.models import SERVERS, ensure_weights, lookup, parts_installed, server_command
+from rag.llm.ports import free_port
 from rag.settings import Settings
 
 

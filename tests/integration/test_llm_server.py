@@ -1,6 +1,6 @@
 """End to end through a real OpenAI-compatible server running the embedded default model.
 
-The server is llama.cpp's, the one ``local_models.server_command`` picks (a source-built
+The server is llama.cpp's, the one ``rag.llm.models.server_command`` picks (a source-built
 ``llama_cpp.server``, else the prebuilt ``xllamacpp``), started by ``.ci/run`` or by the
 ``llm_server_url`` fixture. Answers come from a real 1.5B model, so the assertions check what
 must hold for any acceptable answer: the key fact, valid citations, abstention.

@@ -16,7 +16,7 @@ import time
 import httpx
 import pytest
 
-from rag.answer.local_models import ensure_weights, lookup
+from rag.llm.models import ensure_weights, lookup
 from rag.settings import Settings
 
 from .test_cli import run
@@ -27,7 +27,7 @@ QUESTION = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
 @pytest.fixture
 def local_settings(seed_settings, tmp_path):
     """A private copy of the session index with the installed weights linked in."""
-    from rag.answer.llm import local_available
+    from rag.llm.client import local_available
 
     if not local_available(Settings()):
         pytest.skip("the embedded model is not installed")
@@ -106,7 +106,7 @@ def test_two_processes_starting_at_once_start_one_server_which_stops_when_idle(l
     outputs = [p.communicate(timeout=600) for p in processes]
     assert all(p.returncode == 0 for p in processes), [o[1] for o in outputs]
     assert all("14.94" in json.loads(o[0])["answer"] for o in outputs)
-    watchdogs = subprocess.run(["pgrep", "-f", f"rag.answer.resident {local_settings.data_dir}"],
+    watchdogs = subprocess.run(["pgrep", "-f", f"rag.llm.resident {local_settings.data_dir}"],
                                capture_output=True, text=True).stdout.split()  # fmt: skip
     assert len(watchdogs) == 1
     pid = int(watchdogs[0])

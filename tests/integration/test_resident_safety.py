@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import resident
+from rag.llm import resident
 from rag.settings import Settings
 
 from .test_cli import run
@@ -69,7 +69,7 @@ def _watchdog(settings: Settings, token: str) -> subprocess.Popen:
     state = settings.data_dir / "llm" / "server.json"
     used = settings.data_dir / "llm" / "last-used"
     used.touch()
-    command = [sys.executable, "-m", "rag.answer.resident", str(state), str(used), "600",
+    command = [sys.executable, "-m", "rag.llm.resident", str(state), str(used), "600",
                str(settings.data_dir / "server.log"), *FAKE_SERVER]  # fmt: skip
     return subprocess.Popen(command, env={**os.environ, "API_KEY": token}, stdin=subprocess.DEVNULL)
 
@@ -120,6 +120,43 @@ def test_our_watchdog_is_stopped_only_while_its_start_time_and_token_match(tmp_p
     finally:
         watchdog.kill()
         watchdog.wait()
+
+
+def _stand_in(tmp_path: Path, module: str, settings: Settings, token: str) -> subprocess.Popen:
+    """A process whose command line is ``python -m <module> <state file> ...``, as a watchdog's is,
+    from a throwaway package (so a module name this version no longer has can be shown)."""
+    package = tmp_path / "standin"
+    target = package.joinpath(*module.split(".")).with_suffix(".py")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for folder in [target.parent, *target.parent.parents]:
+        if folder == package:
+            break
+        (folder / "__init__.py").touch()
+    target.write_text("import time\ntime.sleep(600)\n")
+    state = settings.data_dir / "llm" / "server.json"
+    command = [sys.executable, "-m", module, str(state), "used", "600", "log"]
+    env = {**os.environ, "API_KEY": token, "PYTHONPATH": str(package)}
+    return subprocess.Popen(command, env=env, cwd=package, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize(("module", "stopped"), [("rag.answer.resident", True), ("rag.answer.other", False)])
+def test_a_watchdog_started_before_the_move_to_rag_llm_is_still_recognised_and_stopped(
+    tmp_path, module, stopped
+):
+    settings = _settings(tmp_path / "data")
+    token = secrets.token_urlsafe(32)
+    process = _stand_in(tmp_path, module, settings, token)
+    try:
+        deadline = time.monotonic() + 10
+        while b"-m" not in Path(f"/proc/{process.pid}/cmdline").read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _write_state(settings, _state(process.pid, token, _start_time(process.pid)))
+        result = run(["llm", "stop"], settings).stdout.strip()
+        assert result == ("stopped" if stopped else "not running")
+        assert _gone(process, timeout=2 if not stopped else 15) is stopped
+    finally:
+        process.kill()
+        process.wait()
 
 
 def test_a_killed_watchdog_takes_its_server_with_it(tmp_path):

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from rag.answer.llm import LLMHandle
 from rag.answer.pipeline import AnswerChain
 from rag.answer.summarize import Summarizer, select_papers
 from rag.index.corpus import parse_source
 from rag.index.tokens import count_tokens
+from rag.llm.client import LLMHandle
 from rag.records import Hit
 from rag.retrieval.topics import TopicSelection
 

@@ -1,7 +1,7 @@
 """A model names a subfield's terms once per topic and collection (scripted model, temp data dir)."""
 
 from rag.answer.expansion import CACHE_FILE, parse_terms, subfield_terms
-from rag.answer.llm import LLMHandle
+from rag.llm.client import LLMHandle
 from rag.settings import Settings
 
 from ..fakes import ScriptedChatModel

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import local_models
 from rag.errors import CitelineError
+from rag.llm import models as local_models
 
 MODEL = local_models.lookup("qwen2.5-coder-1.5b")
 
@@ -30,7 +30,7 @@ def _installed(monkeypatch, *packages: str) -> None:
 def test_the_default_install_serves_with_the_prebuilt_wheel(monkeypatch):
     _installed(monkeypatch, "xllamacpp")
     command = local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096)
-    assert command[1:3] == ["-m", "rag.answer.llama_server"]
+    assert command[1:3] == ["-m", "rag.llm.llama_server"]
 
 
 def test_an_installed_source_build_is_preferred_to_the_prebuilt_wheel(monkeypatch):

@@ -1,8 +1,8 @@
 """The answer pipeline's decisions, through a fake retriever and a scripted model (no index)."""
 
-from rag.answer.llm import LLMHandle
 from rag.answer.pipeline import AnswerChain
 from rag.answer.refusal import refusal_sentence
+from rag.llm.client import LLMHandle
 from rag.settings import Settings
 
 from ..fakes import FakeRetriever, ScriptedChatModel, paper

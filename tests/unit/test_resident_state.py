@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from rag.answer import resident
+from rag.llm import resident
 from rag.settings import Settings
 
 GOOD = {"pid": 4242, "port": 9, "token": "t" * 43, "model": "qwen2.5-coder-1.5b", "context_tokens": 4096,

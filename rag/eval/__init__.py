@@ -1,0 +1,4 @@
+"""Eval: run question sets through the public answer path and score retrieval and answers.
+
+Sits above ``answer`` and ``api`` (it measures them), so nothing below imports from it.
+"""
