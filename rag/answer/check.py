@@ -79,6 +79,7 @@ def read_draft(path: str) -> tuple[str, str]:
 def _masked(text: str, kind: str) -> str:
     """``text`` with what is not prose blanked to spaces of the same length (offsets stay valid):
     TeX comments and preamble, Markdown code blocks."""
+
     def blank(match: re.Match[str]) -> str:
         return re.sub(r"[^\n]", " ", match.group(0))
 
@@ -230,7 +231,8 @@ def _unbrace(value: str) -> str:
 
 
 _REF_HEADING = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t]*|\\section\*?\{|\*\*)?(?:references|bibliography|works cited)\b[^\n]*$", re.I | re.M
+    r"^[ \t]*(?:#{1,6}[ \t]*|\\section\*?\{|\*\*)?(?:references|bibliography|works cited)\b[^\n]*$",
+    re.I | re.M,
 )
 _REF_ENTRY = re.compile(r"^[ \t]*(?:\[(\d{1,4})\]|(\d{1,4})[.)])[ \t]+", re.M)
 _BIBITEM = re.compile(r"\\bibitem(?:\[[^\]]*\])?\{([^}]+)\}")
@@ -266,20 +268,30 @@ def _free_reference(key: str, entry: str) -> Reference:
     year = re.search(r"\b(19|20)\d{2}\b", entry)
     quoted = re.search(r"[\"“]([^\"”]{8,})[\"”]|\\emph\{([^}]{8,})\}|\*([^*]{8,})\*", entry)
     title = next((g for g in quoted.groups() if g), "") if quoted else ""
-    return Reference(key=key, title=title.strip(" ."), authors=entry.split(".")[0], year=year.group(0) if year else "",
-                     doi=doi.group(0).rstrip(".").lower() if doi else "", url=url.group(0).rstrip(".") if url else "",
-                     text=plain_text(entry))  # fmt: skip
+    return Reference(
+        key=key,
+        title=title.strip(" ."),
+        authors=entry.split(".")[0],
+        year=year.group(0) if year else "",
+        doi=doi.group(0).rstrip(".").lower() if doi else "",
+        url=url.group(0).rstrip(".") if url else "",
+        text=plain_text(entry),
+    )
 
 
 # --- citations in the text -----------------------------------------------------------------------
 
-_CITE_COMMAND = re.compile(r"~?\\(?:[Cc]ite[a-zA-Z]*|[Pp]arencite|[Tt]extcite|autocite)\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}")
+_CITE_COMMAND = re.compile(
+    r"~?\\(?:[Cc]ite[a-zA-Z]*|[Pp]arencite|[Tt]extcite|autocite)\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}"
+)
 _SURNAME = r"(?:(?:van|von|de|del|der|da|di|le|la)\s+)?[A-Z][\w'’\-]+"
 _AUTHOR_YEAR = re.compile(
     rf"({_SURNAME}(?:\s+(?:and|&)\s+{_SURNAME}|\s+et\s+al\.?)?),?\s+((?:19|20)\d{{2}})[a-z]?"
 )
 _GROUP = re.compile(r"\[([^\[\]\n]{1,200})\]|\(([^()\n]{1,200})\)")
-_NARRATIVE = re.compile(rf"\b({_SURNAME}(?:\s+(?:and|&)\s+{_SURNAME}|\s+et\s+al\.?)?)\s+\(((?:19|20)\d{{2}})[a-z]?\)")
+_NARRATIVE = re.compile(
+    rf"\b({_SURNAME}(?:\s+(?:and|&)\s+{_SURNAME}|\s+et\s+al\.?)?)\s+\(((?:19|20)\d{{2}})[a-z]?\)"
+)
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][\w\-]{1,40}")
 
 
@@ -307,7 +319,9 @@ def find_citations(text: str, is_id: Callable[[str], bool], numbered: dict[str, 
         taken.append(m.span())
     for m in _NARRATIVE.finditer(text):
         if not _inside(m.start(), taken):
-            found.append(Cite(f"{_clean_author(m.group(1))}, {m.group(2)}", "author-year", m.start(), m.end()))
+            found.append(
+                Cite(f"{_clean_author(m.group(1))}, {m.group(2)}", "author-year", m.start(), m.end())
+            )
             taken.append(m.span())
     for m in _GROUP.finditer(text):
         if _inside(m.start(), taken):
@@ -381,8 +395,7 @@ class PaperIndex:
                 if len(title) > 15 and title in text:
                     return [pid]
         if ref.authors and ref.year:
-            first = re.split(r"\s+and\s+|,|;|\s+et\s+al", ref.authors)[0] if "," not in ref.authors.split(" and ")[0] \
-                else ref.authors.split(",")[0]  # fmt: skip
+            first = re.split(r"\s+and\s+|;|\s+et\s+al", ref.authors)[0]
             found_ids = self.by_author_year.get((_surname(first), ref.year), [])
             if len(found_ids) == 1:
                 return found_ids
@@ -420,6 +433,7 @@ class Judgement:
 
     @property
     def verdict(self) -> str:
+        """Supported needs most words and every number and name; some words make it partial."""
         if self.coverage >= SUPPORT_THRESHOLD and not self.missing:
             return SUPPORTED
         if self.coverage >= PARTIAL_THRESHOLD:
@@ -461,6 +475,7 @@ class Claim:
 
     @property
     def unresolved(self) -> list[str]:
+        """Keys of the claim that name no indexed paper."""
         return [c.key for c in self.cites if not c.papers]
 
     def to_dict(self) -> dict[str, Any]:
@@ -487,6 +502,7 @@ class CheckReport:
 
     source: str
     claims: list[Claim]
+    text: str = ""  # the draft as read (``--format md`` annotates it; stdin cannot be read twice)
 
     @property
     def failed(self) -> bool:
@@ -494,14 +510,22 @@ class CheckReport:
         return any(c.verdict != SUPPORTED or c.unresolved for c in self.claims)
 
     def counts(self) -> dict[str, int]:
+        """Claims per verdict, worst first (the report's summary line)."""
         return {v: sum(c.verdict == v for c in self.claims) for v in VERDICTS}
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``check --json`` document."""
         return {"source": self.source, "counts": self.counts(), "claims": [c.to_dict() for c in self.claims]}
 
 
 def _paper_ref(paper: Paper, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"id": paper.id, "label": paper.display, "source": paper.source, "line": paper.line, **(extra or {})}
+    return {
+        "id": paper.id,
+        "label": paper.display,
+        "source": paper.source,
+        "line": paper.line,
+        **(extra or {}),
+    }
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\\(\[])|\n[ \t]*\n")
@@ -557,6 +581,7 @@ class Checker:
 
     @property
     def index(self) -> PaperIndex:
+        """Every indexed paper by address, title and author-year: listed once, on first need."""
         if self._index is None:
             self._index = PaperIndex(self._all_papers())
         return self._index
@@ -568,7 +593,9 @@ class Checker:
         refs_start, numbered = reference_list(masked, kind)
         cites = [c for c in find_citations(masked[:refs_start], self._is_id, numbered)]
         if not cites:
-            raise CitelineError(f"{source}: no citations found (\\cite{{key}}, [3], (Author, 2024) or [paper-id])")
+            raise CitelineError(
+                f"{source}: no citations found (\\cite{{key}}, [3], (Author, 2024) or [paper-id])"
+            )
         for cite in cites:
             self._resolve(cite, numbered, bib)
         newlines = [i for i, ch in enumerate(text) if ch == "\n"]
@@ -577,10 +604,12 @@ class Checker:
             inside = [c for c in cites if a <= c.start < b]
             if not inside:
                 continue
-            claim = Claim(claim_text(masked[a:b], inside, a), a, b, bisect.bisect_left(newlines, a) + 1, inside)
+            claim = Claim(
+                claim_text(masked[a:b], inside, a), a, b, bisect.bisect_left(newlines, a) + 1, inside
+            )
             self._judge(claim)
             claims.append(claim)
-        return CheckReport(source, claims)
+        return CheckReport(source, claims, text)
 
     def _is_id(self, token: str) -> bool:
         return self.retriever.paper(token) is not None
@@ -612,9 +641,14 @@ class Checker:
             claim.verdict = UNRESOLVED
             return
         judged = [judge(claim.text, p) for p in (self.retriever.paper(pid) for pid in cited) if p is not None]
+        if not judged:
+            claim.verdict = UNRESOLVED
+            return
         best = max(judged, key=lambda j: (VERDICTS.index(j.verdict), j.coverage))
         claim.verdict, claim.missing = best.verdict, best.missing
-        claim.evidence = _paper_ref(best.paper, {"sentence": best.evidence, "coverage": round(best.coverage, 3)})
+        claim.evidence = _paper_ref(
+            best.paper, {"sentence": best.evidence, "coverage": round(best.coverage, 3)}
+        )
         if claim.verdict != SUPPORTED:
             for hit in self.retriever.search(claim.text, k=SUGGESTIONS + len(cited), floor=False):
                 if hit.paper.id in cited:
