@@ -85,6 +85,13 @@ def _masked(text: str, kind: str) -> str:
 
     if kind == "tex":
         text = re.sub(r"(?<!\\)%[^\n]*", blank, text)
+        # Structure, not prose: environments, headings, labels (a heading would run into its paragraph).
+        text = re.sub(
+            r"\\(?:begin|end|label|(?:sub)*section|chapter|paragraph|caption)\*?(?:\[[^\]]*\])?\{[^{}]*\}"
+            r"|\\(?:maketitle|item)\b",
+            blank,
+            text,
+        )
         begin = text.find("\\begin{document}")
         if begin >= 0:
             text = blank(re.match(r"[\s\S]*", text[:begin])) + text[begin:]  # type: ignore[arg-type]
