@@ -212,8 +212,13 @@ def ask(
     cite: Cite = None,
     listed: Annotated[
         int | None,
-        typer.Option("--max-listed", "-n", min=1, max=1000,
-                     help="A listing question: list at most N papers (CITELINE_LISTING_MAX_PAPERS, 30)."),
+        typer.Option(
+            "--max-listed",
+            "-n",
+            min=1,
+            max=1000,
+            help="A listing question: list at most N papers (CITELINE_LISTING_MAX_PAPERS, 30).",
+        ),
     ] = None,
     list_all: Annotated[
         bool, typer.Option("--all", help="A listing question: list every paper on the topic.")
@@ -427,6 +432,48 @@ def chat(
     code = session.run()
     if code:
         raise typer.Exit(code)
+
+
+@app.command(
+    epilog="Examples: citeline check related-work.md; citeline check paper.tex --bib refs.bib --json; "
+    "pbpaste | citeline check -"
+)
+def check(
+    draft: Annotated[str, typer.Argument(help="The draft: a .md, .tex or .txt file, or - for stdin.")],
+    bib: Annotated[
+        str | None, typer.Option("--bib", help="A .bib file that resolves the draft's \\cite keys.")
+    ] = None,
+    fmt: Annotated[
+        str | None, typer.Option("--format", help="md: print the draft annotated with the verdicts.")
+    ] = None,
+    collection: Collection = None,
+    json_out: Json = False,
+    config: Config = None,
+) -> None:
+    """Check that each cited claim of a draft is supported by the paper it cites (exit 1 if not)."""
+    from rag import CitelineError
+    from rag.ui import render
+
+    if fmt not in (None, "md"):
+        raise typer.BadParameter("the one format is md", param_hint="--format")
+    try:
+        library = _library(_settings(config, collection=collection))
+        report = library.check(draft, bib)
+    except CitelineError as exc:  # bad input: exit 2, so that 1 keeps meaning "a claim failed"
+        render.error(str(exc))
+        raise typer.Exit(2) from None
+    if json_out:
+        render.print_json(report.to_dict())
+    elif fmt == "md":
+        from rag.ui import check_report
+
+        sys.stdout.write(check_report.markdown(report, report.text))
+    else:
+        from rag.ui import check_report
+
+        check_report.terminal(report)
+    if report.failed:
+        raise typer.Exit(1)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from rag.errors import NotFound
+from rag.errors import BadInput, NotFound
 from rag.records import Answer, CollectionCount, Hit, Paper, Progress, StoreContents, Turn
 from rag.settings import Settings
 
 if TYPE_CHECKING:
+    from rag.answer.check import CheckReport
     from rag.answer.log import AnswerLog
     from rag.answer.pipeline import AnswerChain
     from rag.answer.summarize import Summary
@@ -135,6 +136,24 @@ class Library:
             self.log.record_summary(topic, summary.to_markdown(), citations, summary.model,
                                     self.settings.collection, summary.timings)  # fmt: skip
         return summary
+
+    def check(self, draft: str, bib: str | None = None) -> CheckReport:
+        """Every cited claim of the draft at ``draft`` (a path, or ``-`` for stdin) judged against
+        the papers it cites (``bib``: a .bib file resolving ``\\cite`` keys); see :mod:`rag.answer.check`."""
+        from pathlib import Path
+
+        from rag.answer.check import Checker, parse_bib, read_draft
+
+        text, kind = read_draft(draft)
+        references = None
+        if bib is not None:
+            try:
+                bib_text = Path(bib).read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise BadInput(f"cannot read {bib}: {getattr(exc, 'strerror', None) or exc}") from None
+            references = parse_bib(bib_text, bib)
+        checker = Checker(self.retriever, self.papers)
+        return checker.check(text, kind, references, source="stdin" if draft == "-" else draft)
 
     def paper(self, paper_id: str) -> Paper:
         """One paper by ID, from any of the collections; an unknown ID is a :class:`CitelineError`."""

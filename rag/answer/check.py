@@ -1,0 +1,665 @@
+"""Check someone else's draft: does each cited claim say what the cited paper says?
+
+A related-work paragraph written by a chatbot, a student or a reviewer cites papers in the forms
+people use: ``\\cite{key}`` through a ``.bib``, ``(Author, 2024)`` / ``[Author et al., 2024]``,
+numbered ``[3]`` with a reference list at the end, and citeline's own ``[000-02]`` keys. Each
+sentence that carries a citation is a claim; each citation is resolved to an indexed paper (a
+citation that names none is reported, never skipped) and the claim is judged against the paper
+with the same lexical judge the answer path uses (:func:`rag.text.supports`, strict about numbers)
+plus a check that every coined name of the claim (GenAlign, GPT-5) is in the paper. No model is
+needed. A claim its paper does not support is searched for in the whole collection, so the report
+can suggest the citation that does support it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag.errors import CitelineError
+from rag.text import (
+    STOP_WORDS,
+    coined_names,
+    has_name,
+    normalized,
+    numbers_in,
+    plain_text,
+    split_sentences,
+    stem_terms,
+    supports,
+)
+
+if TYPE_CHECKING:
+    from rag.records import Paper
+    from rag.retrieval import PaperSearch
+
+SUPPORT_THRESHOLD = 0.5  # share of the claim's content words the paper must hold (as attribution.py)
+PARTIAL_THRESHOLD = 0.3  # below this share the paper does not speak to the claim at all
+MAX_DRAFT_BYTES = 20 * 1024 * 1024  # a 200-page .tex is ~1 MB; anything far larger is not a draft
+SUGGESTIONS = 3
+
+SUPPORTED, PARTLY, NOT_SUPPORTED, UNRESOLVED = "supported", "partly supported", "not supported", "unresolved"
+VERDICTS = (NOT_SUPPORTED, UNRESOLVED, PARTLY, SUPPORTED)
+
+# --- reading the draft ---------------------------------------------------------------------------
+
+
+def read_draft(path: str) -> tuple[str, str]:
+    """The draft's text and kind (tex, md or txt); ``-`` reads stdin. Unreadable: a one-line error."""
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_DRAFT_BYTES + 1)
+        kind, name = "txt", "stdin"
+    else:
+        file = Path(path)
+        try:
+            if file.stat().st_size > MAX_DRAFT_BYTES:
+                raise CitelineError(f"{path}: larger than {MAX_DRAFT_BYTES >> 20} MB; is this a draft?")
+            data = file.read_bytes()
+        except OSError as exc:
+            raise CitelineError(f"cannot read {path}: {exc.strerror or exc}") from None
+        suffix = file.suffix.lower()
+        kind = {".tex": "tex", ".md": "md", ".markdown": "md"}.get(suffix, "txt")
+        name = path
+    if len(data) > MAX_DRAFT_BYTES:
+        raise CitelineError(f"{name}: larger than {MAX_DRAFT_BYTES >> 20} MB; is this a draft?")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CitelineError(f"{name} is not UTF-8 text (byte {exc.start})") from None
+    if kind == "txt" and re.search(r"\\(?:cite[a-z]*|begin\{document\}|section)\b", text):
+        kind = "tex"  # a .tex piped through stdin
+    return text, kind
+
+
+def _masked(text: str, kind: str) -> str:
+    """``text`` with what is not prose blanked to spaces of the same length (offsets stay valid):
+    TeX comments and preamble, Markdown code blocks."""
+
+    def blank(match: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", match.group(0))
+
+    if kind == "tex":
+        text = re.sub(r"(?<!\\)%[^\n]*", blank, text)
+        # Structure, not prose: environments, headings, labels (a heading would run into its paragraph).
+        text = re.sub(
+            r"\\(?:begin|end|label|(?:sub)*section|chapter|paragraph|caption)\*?(?:\[[^\]]*\])?\{[^{}]*\}"
+            r"|\\(?:maketitle|item)\b",
+            blank,
+            text,
+        )
+        begin = text.find("\\begin{document}")
+        if begin >= 0:
+            text = blank(re.match(r"[\s\S]*", text[:begin])) + text[begin:]  # type: ignore[arg-type]
+    elif kind == "md":
+        text = re.sub(r"```[\s\S]*?```", blank, text)
+    return text
+
+
+# --- bibliographies ------------------------------------------------------------------------------
+
+
+@dataclass
+class Reference:
+    """What a citation key stands for: a .bib entry, a reference-list line or a \\bibitem."""
+
+    key: str
+    title: str = ""
+    authors: str = ""
+    year: str = ""
+    doi: str = ""
+    url: str = ""
+    text: str = ""  # the whole entry as written (a free-text reference line)
+
+    def query(self) -> str:
+        """What to search the collection for when nothing matches exactly."""
+        return self.title or self.text or self.key
+
+
+def parse_bib(text: str, name: str = "refs.bib") -> dict[str, Reference]:
+    """Entries of a .bib (key → :class:`Reference`); anything malformed is a one-line error.
+
+    Small and strict on purpose: field values in braces (nested), quotes or bare numbers/macros;
+    ``@string`` macros are expanded, ``@comment`` and ``@preamble`` skipped.
+    """
+    entries: dict[str, Reference] = {}
+    macros: dict[str, str] = {}
+    pos = 0
+
+    def fail(at: int, what: str) -> CitelineError:
+        return CitelineError(f"{name}: line {text.count(chr(10), 0, at) + 1}: {what}")
+
+    while (at := text.find("@", pos)) >= 0:
+        head = re.compile(r"@\s*([A-Za-z]+)\s*([{(])").match(text, at)
+        if not head:
+            raise fail(at, "expected @type{ after @")
+        kind = head.group(1).lower()
+        close = "}" if head.group(2) == "{" else ")"
+        i = head.end()
+        if kind in ("comment", "preamble"):
+            pos = _skip_group(text, head.end() - 1, fail)
+            continue
+        fields: dict[str, str] = {}
+        if kind != "string":
+            key_match = re.compile(r"\s*([^\s,{}()]+)\s*,").match(text, i)
+            if not key_match:
+                raise fail(i, f"@{kind} entry without a key")
+            key, i = key_match.group(1), key_match.end()
+        while True:
+            i = _skip_space(text, i)
+            if i < len(text) and text[i] == close:
+                i += 1
+                break
+            name_match = re.compile(r"([A-Za-z][\w\-:.]*)\s*=\s*").match(text, i)
+            if not name_match:
+                raise fail(i, "expected field = value or the end of the entry")
+            value, i = _value(text, name_match.end(), macros, fail)
+            fields[name_match.group(1).lower()] = value
+            i = _skip_space(text, i)
+            if i < len(text) and text[i] == ",":
+                i += 1
+            elif i >= len(text) or text[i] != close:
+                raise fail(i, "expected , or the end of the entry")
+        pos = i
+        if kind == "string":
+            macros.update({k: v for k, v in fields.items()})
+            continue
+        if key in entries:
+            raise fail(at, f"duplicate key {key!r}")
+        entries[key] = Reference(
+            key=key,
+            title=_unbrace(fields.get("title", "")),
+            authors=_unbrace(fields.get("author", "")),
+            year=re.sub(r"\D", "", fields.get("year", ""))[:4],
+            doi=fields.get("doi", "").strip().lower(),
+            url=fields.get("url", "").strip(),
+        )
+    return entries
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+def _skip_group(text: str, i: int, fail: Callable[[int, str], CitelineError]) -> int:
+    """The index after the bracket group opening at ``i``."""
+    opener = text[i]
+    closer = "}" if opener == "{" else ")"
+    depth = 0
+    for j in range(i, len(text)):
+        depth += (text[j] == opener) - (text[j] == closer)
+        if depth == 0:
+            return j + 1
+    raise fail(i, f"unbalanced {opener}")
+
+
+def _value(text: str, i: int, macros: dict[str, str], fail: Callable[[int, str], CitelineError]):
+    """One field value (parts joined by ``#``) and the index after it."""
+    parts: list[str] = []
+    while True:
+        i = _skip_space(text, i)
+        if i >= len(text):
+            raise fail(i, "the file ends inside an entry")
+        if text[i] == "{":
+            end = _skip_group(text, i, fail)
+            parts.append(text[i + 1 : end - 1])
+            i = end
+        elif text[i] == '"':
+            j, depth = i + 1, 0
+            while j < len(text) and not (text[j] == '"' and depth == 0):
+                depth += (text[j] == "{") - (text[j] == "}")
+                j += 1
+            if j >= len(text):
+                raise fail(i, 'unterminated "')
+            parts.append(text[i + 1 : j])
+            i = j + 1
+        else:
+            bare = re.compile(r"[\w\-:.]+").match(text, i)
+            if not bare:
+                raise fail(i, "expected a value")
+            token = bare.group(0)
+            parts.append(token if token.isdigit() else macros.get(token.lower(), token))
+            i = bare.end()
+        i = _skip_space(text, i)
+        if i < len(text) and text[i] == "#":
+            i += 1
+            continue
+        return "".join(parts), i
+
+
+def _unbrace(value: str) -> str:
+    return " ".join(plain_text(re.sub(r"(?<!\\)[{}]", "", value)).split())
+
+
+_REF_HEADING = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*|\\section\*?\{|\*\*)?(?:references|bibliography|works cited)\b[^\n]*$",
+    re.I | re.M,
+)
+_REF_ENTRY = re.compile(r"^[ \t]*(?:\[(\d{1,4})\]|(\d{1,4})[.)])[ \t]+", re.M)
+_BIBITEM = re.compile(r"\\bibitem(?:\[[^\]]*\])?\{([^}]+)\}")
+
+
+def reference_list(text: str, kind: str) -> tuple[int, dict[str, Reference]]:
+    """Where the draft's own reference list starts (len(text) if none) and its entries: numbered
+    lines after a References heading, or ``\\bibitem``s of a ``thebibliography``."""
+    refs: dict[str, Reference] = {}
+    if kind == "tex" and (start := text.find("\\begin{thebibliography}")) >= 0:
+        items = list(_BIBITEM.finditer(text, start))
+        for n, item in enumerate(items):
+            end = items[n + 1].start() if n + 1 < len(items) else len(text)
+            refs[item.group(1).strip()] = _free_reference(item.group(1).strip(), text[item.end() : end])
+        return start, refs
+    headings = list(_REF_HEADING.finditer(text))
+    if not headings:
+        return len(text), refs
+    start = headings[-1].start()
+    entries = list(_REF_ENTRY.finditer(text, headings[-1].end()))
+    for n, entry in enumerate(entries):
+        end = entries[n + 1].start() if n + 1 < len(entries) else len(text)
+        number = entry.group(1) or entry.group(2)
+        refs[number] = _free_reference(number, text[entry.end() : end])
+    return (start, refs) if refs else (len(text), {})
+
+
+def _free_reference(key: str, entry: str) -> Reference:
+    """A reference written as free text: its DOI, URL and year are found by shape."""
+    entry = " ".join(entry.replace("\\newblock", " ").split())
+    doi = re.search(r"\b10\.\d{4,9}/[^\s,;]+", entry)
+    url = re.search(r"https?://[^\s,;)>]+", entry)
+    year = re.search(r"\b(19|20)\d{2}\b", entry)
+    quoted = re.search(r"[\"“]([^\"”]{8,})[\"”]|\\emph\{([^}]{8,})\}|\*([^*]{8,})\*", entry)
+    title = next((g for g in quoted.groups() if g), "") if quoted else ""
+    return Reference(
+        key=key,
+        title=title.strip(" ."),
+        authors=entry.split(".")[0],
+        year=year.group(0) if year else "",
+        doi=doi.group(0).rstrip(".").lower() if doi else "",
+        url=url.group(0).rstrip(".") if url else "",
+        text=plain_text(entry),
+    )
+
+
+# --- citations in the text -----------------------------------------------------------------------
+
+_CITE_COMMAND = re.compile(
+    r"~?\\(?:[Cc]ite[a-zA-Z]*|[Pp]arencite|[Tt]extcite|autocite)\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}"
+)
+_SURNAME = r"(?:(?:van|von|de|del|der|da|di|le|la)\s+)?[A-Z][\w'’\-]+"
+_AUTHOR_YEAR = re.compile(
+    rf"({_SURNAME}(?:\s+(?:and|&)\s+{_SURNAME}|\s+et\s+al\.?)?),?\s+((?:19|20)\d{{2}})[a-z]?"
+)
+_GROUP = re.compile(r"\[([^\[\]\n]{1,200})\]|\(([^()\n]{1,200})\)")
+_NARRATIVE = re.compile(
+    rf"\b({_SURNAME}(?:\s+(?:and|&)\s+{_SURNAME}|\s+et\s+al\.?)?)\s+\(((?:19|20)\d{{2}})[a-z]?\)"
+)
+_ID_TOKEN = re.compile(r"[A-Za-z0-9][\w\-]{1,40}")
+
+
+@dataclass
+class Cite:
+    """One citation in the draft: its key as written, how it was written, where, and what it names."""
+
+    key: str
+    style: str  # id | numbered | author-year | cite
+    start: int
+    end: int
+    papers: list[str] = field(default_factory=list)  # indexed paper IDs it resolves to
+    reference: Reference | None = None
+
+
+def find_citations(text: str, is_id: Callable[[str], bool], numbered: dict[str, Reference]) -> list[Cite]:
+    """Every citation in ``text`` in order (spans into ``text``); bracket groups that are not
+    citations ("in [0, 1]", "(see above)") are left alone."""
+    found: list[Cite] = []
+    taken: list[tuple[int, int]] = []
+    for m in _CITE_COMMAND.finditer(text):
+        for key in (k.strip() for k in m.group(1).split(",")):
+            if key:
+                found.append(Cite(key, "cite", m.start(), m.end()))
+        taken.append(m.span())
+    for m in _NARRATIVE.finditer(text):
+        if not _inside(m.start(), taken):
+            found.append(
+                Cite(f"{_clean_author(m.group(1))}, {m.group(2)}", "author-year", m.start(), m.end())
+            )
+            taken.append(m.span())
+    for m in _GROUP.finditer(text):
+        if _inside(m.start(), taken):
+            continue
+        body = m.group(1) if m.group(1) is not None else m.group(2)
+        cites = [Cite(f"{_clean_author(a.group(1))}, {a.group(2)}", "author-year", m.start(), m.end())
+                 for a in _AUTHOR_YEAR.finditer(body)]  # fmt: skip
+        if not cites and m.group(1) is not None:
+            tokens = [t.strip() for t in re.split(r"[,;]", body) if t.strip()]
+            numbers = [n for t in tokens for n in _numbers(t)]
+            if tokens and all(_ID_TOKEN.fullmatch(t) for t in tokens) and any(is_id(t) for t in tokens):
+                cites = [Cite(t, "id", m.start(), m.end()) for t in tokens]
+            elif numbered and numbers and all(n is not None for n in numbers):
+                cites = [Cite(str(n), "numbered", m.start(), m.end()) for n in numbers]
+            elif tokens and all(re.fullmatch(r"\d{3}-\d{2,4}", t) for t in tokens):
+                cites = [Cite(t, "id", m.start(), m.end()) for t in tokens]  # citeline's shape, unknown id
+        if cites:
+            found.extend(cites)
+            taken.append(m.span())
+    return sorted(found, key=lambda c: c.start)
+
+
+def _numbers(token: str) -> list[int | None]:
+    """``3`` → [3]; ``3-5`` / ``3–5`` → [3, 4, 5]; anything else → [None]."""
+    if token.isdigit():
+        return [int(token)]
+    if span := re.fullmatch(r"(\d+)\s*[-–]\s*(\d+)", token):
+        low, high = int(span.group(1)), int(span.group(2))
+        if low <= high <= low + 50:
+            return list(range(low, high + 1))
+    return [None]
+
+
+def _clean_author(author: str) -> str:
+    return " ".join(author.replace("et al", "et al.").replace("..", ".").split())
+
+
+def _inside(position: int, spans: Iterable[tuple[int, int]]) -> bool:
+    return any(a <= position < b for a, b in spans)
+
+
+# --- resolution ----------------------------------------------------------------------------------
+
+
+class PaperIndex:
+    """Indexed papers looked up by DOI/URL, normalised title and (first-author surname, year)."""
+
+    def __init__(self, papers: Iterable[Paper]) -> None:
+        self.by_address: dict[str, str] = {}
+        self.by_title: dict[str, str] = {}
+        self.by_author_year: dict[tuple[str, str], list[str]] = {}
+        for paper in papers:
+            if paper.url:
+                self.by_address.setdefault(_address(paper.url), paper.id)
+            if paper.title:
+                self.by_title.setdefault(normalized(plain_text(paper.title)), paper.id)
+            if paper.authors and paper.year:
+                surname = _surname(paper.authors[0])
+                self.by_author_year.setdefault((surname, str(paper.year)), []).append(paper.id)
+
+    def match(self, ref: Reference) -> list[str]:
+        """The paper(s) ``ref`` names: by DOI/URL, then title, then first author + year."""
+        for address in (ref.doi, ref.url):
+            if address and (found := self.by_address.get(_address(address))):
+                return [found]
+        if ref.title and (found := self.by_title.get(normalized(ref.title))):
+            return [found]
+        if ref.text:
+            text = normalized(ref.text)
+            for title, pid in self.by_title.items():
+                if len(title) > 15 and title in text:
+                    return [pid]
+        if ref.authors and ref.year:
+            first = re.split(r"\s+and\s+|;|\s+et\s+al", ref.authors)[0]
+            found_ids = self.by_author_year.get((_surname(first), ref.year), [])
+            if len(found_ids) == 1:
+                return found_ids
+        return []
+
+
+def _address(value: str) -> str:
+    value = value.strip().lower()
+    value = re.sub(r"^https?://(?:dx\.)?(?:doi\.org/|www\.)?", "", value)
+    return value.rstrip("/")
+
+
+def _surname(author: str) -> str:
+    name = author.split(",")[0] if "," in author else (author.split() or [""])[-1]
+    return normalized(name).replace(" ", "")
+
+
+def author_year_reference(key: str) -> Reference:
+    """``Smith et al., 2024`` as a reference: first author and year."""
+    author, _, year = key.rpartition(", ")
+    return Reference(key=key, authors=re.sub(r"\s+(?:et al\.?|and .*|& .*)$", "", author), year=year)
+
+
+# --- judging -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Judgement:
+    """How one paper stands to one claim."""
+
+    paper: Paper
+    coverage: float  # share of the claim's content words the paper holds
+    missing: list[str]  # numbers and coined names of the claim the paper lacks
+    evidence: str  # the paper's sentence closest to the claim
+
+    @property
+    def verdict(self) -> str:
+        """Supported needs most words and every number and name; some words make it partial."""
+        if self.coverage >= SUPPORT_THRESHOLD and not self.missing:
+            return SUPPORTED
+        if self.coverage >= PARTIAL_THRESHOLD:
+            return PARTLY
+        return NOT_SUPPORTED
+
+
+def judge(claim: str, paper: Paper) -> Judgement:
+    """The claim against the paper's title, label and abstract: word coverage (the answer path's
+    :func:`rag.text.supports`), every number and coined name present, and the closest sentence."""
+    text = plain_text(f"{paper.title} {paper.label} {paper.abstract}")
+    claim = plain_text(claim)
+    words = set(stem_terms(claim, STOP_WORDS, min_length=3))
+    paper_words = set(stem_terms(text, STOP_WORDS, min_length=3))
+    coverage = len(words & paper_words) / len(words) if words else 0.0
+    missing = sorted(numbers_in(claim) - numbers_in(text))
+    missing += sorted(n for n in coined_names(claim) if not n.isdigit() and not has_name(text, n))
+    if coverage >= SUPPORT_THRESHOLD and not missing and not supports(claim, text, SUPPORT_THRESHOLD):
+        coverage = min(coverage, SUPPORT_THRESHOLD - 0.01)  # the shared judge has the last word
+    sentences = split_sentences(plain_text(paper.abstract)) or [paper.abstract]
+    best = max(sentences, key=lambda s: len(words & set(stem_terms(s, STOP_WORDS, min_length=3))))
+    return Judgement(paper, coverage, missing, best)
+
+
+@dataclass
+class Claim:
+    """One cited sentence of the draft and the verdict on it."""
+
+    text: str
+    start: int
+    end: int
+    line: int
+    cites: list[Cite]
+    verdict: str = NOT_SUPPORTED
+    evidence: dict[str, Any] | None = None
+    missing: list[str] = field(default_factory=list)
+    suggestions: list[dict[str, Any]] = field(default_factory=list)
+    candidates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # unresolved key → closest
+
+    @property
+    def unresolved(self) -> list[str]:
+        """Keys of the claim that name no indexed paper."""
+        return [c.key for c in self.cites if not c.papers]
+
+    def to_dict(self) -> dict[str, Any]:
+        """One ``check --json`` record."""
+        return {
+            "text": self.text,
+            "start": self.start,
+            "end": self.end,
+            "line": self.line,
+            "keys": list(dict.fromkeys(c.key for c in self.cites)),
+            "papers": list(dict.fromkeys(p for c in self.cites for p in c.papers)),
+            "unresolved": self.unresolved,
+            "verdict": self.verdict,
+            "missing": self.missing,
+            "evidence": self.evidence,
+            "suggestions": self.suggestions,
+            "candidates": self.candidates,
+        }
+
+
+@dataclass
+class CheckReport:
+    """Every claim of a draft with its verdict."""
+
+    source: str
+    claims: list[Claim]
+    text: str = ""  # the draft as read (``--format md`` annotates it; stdin cannot be read twice)
+
+    @property
+    def failed(self) -> bool:
+        """Some claim is not fully supported or cites something unresolved: the exit status is 1."""
+        return any(c.verdict != SUPPORTED or c.unresolved for c in self.claims)
+
+    def counts(self) -> dict[str, int]:
+        """Claims per verdict, worst first (the report's summary line)."""
+        return {v: sum(c.verdict == v for c in self.claims) for v in VERDICTS}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``check --json`` document."""
+        return {"source": self.source, "counts": self.counts(), "claims": [c.to_dict() for c in self.claims]}
+
+
+def _paper_ref(paper: Paper, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "id": paper.id,
+        "label": paper.display,
+        "source": paper.source,
+        "line": paper.line,
+        **(extra or {}),
+    }
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\\(\[])|\n[ \t]*\n")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|et al|vs|Fig|Eq|cf|resp|Sec|Tab|No)\.)$")
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text[start:end]``, abbreviations kept inside."""
+    end = len(text) if end is None else end
+    spans, begin = [], start
+    for m in _SENTENCE_END.finditer(text, start, end):
+        if _ABBREVIATION.search(text[max(begin, m.start() - 8) : m.start()]):
+            continue
+        spans.append((begin, m.start()))
+        begin = m.end()
+    spans.append((begin, end))
+    out = []
+    for a, b in spans:
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a < b:
+            out.append((a, b))
+    return out
+
+
+def claim_text(sentence: str, cites: list[Cite], offset: int) -> str:
+    """The sentence without its citations and markup: what it claims."""
+    pieces, last = [], 0
+    for cite in sorted({(c.start, c.end) for c in cites}):
+        a, b = cite[0] - offset, cite[1] - offset
+        if a < last:
+            continue
+        pieces.append(sentence[last:a])
+        last = b
+    pieces.append(sentence[last:])
+    text = "".join(pieces)
+    text = re.sub(r"\\(?:section|subsection|paragraph)\*?\{[^}]*\}", " ", text)
+    text = re.sub(r"^\s*(?:#+|[-*•]|\d+[.)])\s+", "", text)
+    text = plain_text(text).replace("~", " ")
+    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split()))
+
+
+class Checker:
+    """Checks drafts against the papers ``retriever`` searches; ``all_papers`` (needed only for
+    .bib, reference-list and author-year citations) lists every indexed paper."""
+
+    def __init__(self, retriever: PaperSearch, all_papers: Callable[[], Iterable[Paper]]) -> None:
+        self.retriever = retriever
+        self._all_papers = all_papers
+        self._index: PaperIndex | None = None
+
+    @property
+    def index(self) -> PaperIndex:
+        """Every indexed paper by address, title and author-year: listed once, on first need."""
+        if self._index is None:
+            self._index = PaperIndex(self._all_papers())
+        return self._index
+
+    def check(self, text: str, kind: str = "txt", bib: dict[str, Reference] | None = None,
+              source: str = "draft") -> CheckReport:  # fmt: skip
+        """Every cited claim of ``text`` with its verdict; a draft with no citation is an error."""
+        masked = _masked(text, kind)
+        refs_start, numbered = reference_list(masked, kind)
+        cites = [c for c in find_citations(masked[:refs_start], self._is_id, numbered)]
+        if not cites:
+            raise CitelineError(
+                f"{source}: no citations found (\\cite{{key}}, [3], (Author, 2024) or [paper-id])"
+            )
+        for cite in cites:
+            self._resolve(cite, numbered, bib)
+        newlines = [i for i, ch in enumerate(text) if ch == "\n"]
+        claims = []
+        for a, b in sentence_spans(masked, 0, refs_start):
+            inside = [c for c in cites if a <= c.start < b]
+            if not inside:
+                continue
+            claim = Claim(
+                claim_text(masked[a:b], inside, a), a, b, bisect.bisect_left(newlines, a) + 1, inside
+            )
+            self._judge(claim)
+            claims.append(claim)
+        return CheckReport(source, claims, text)
+
+    def _is_id(self, token: str) -> bool:
+        return self.retriever.paper(token) is not None
+
+    def _resolve(self, cite: Cite, numbered: dict[str, Reference], bib: dict[str, Reference] | None) -> None:
+        if cite.style == "id":
+            cite.papers = [cite.key] if self.retriever.paper(cite.key) else []
+            return
+        if cite.style == "numbered":
+            cite.reference = numbered.get(cite.key)
+        elif cite.style == "author-year":
+            cite.reference = author_year_reference(cite.key)
+        else:
+            cite.reference = (bib or {}).get(cite.key) or numbered.get(cite.key)
+            if cite.reference is None and self.retriever.paper(cite.key):
+                cite.papers = [cite.key]  # \cite{000-02}: citeline's own key
+                return
+        if cite.reference is not None:
+            cite.papers = self.index.match(cite.reference)
+
+    def _judge(self, claim: Claim) -> None:
+        cited = list(dict.fromkeys(p for c in claim.cites for p in c.papers))
+        for cite in claim.cites:
+            if not cite.papers:
+                query = cite.reference.query() if cite.reference else claim.text
+                hits = self.retriever.search(query or claim.text, k=SUGGESTIONS, floor=False)
+                claim.candidates[cite.key] = [_paper_ref(h.paper) for h in hits]
+        if not cited:
+            claim.verdict = UNRESOLVED
+            return
+        judged = [judge(claim.text, p) for p in (self.retriever.paper(pid) for pid in cited) if p is not None]
+        if not judged:
+            claim.verdict = UNRESOLVED
+            return
+        best = max(judged, key=lambda j: (VERDICTS.index(j.verdict), j.coverage))
+        claim.verdict, claim.missing = best.verdict, best.missing
+        claim.evidence = _paper_ref(
+            best.paper, {"sentence": best.evidence, "coverage": round(best.coverage, 3)}
+        )
+        if claim.verdict != SUPPORTED:
+            for hit in self.retriever.search(claim.text, k=SUGGESTIONS + len(cited), floor=False):
+                if hit.paper.id in cited:
+                    continue
+                other = judge(claim.text, hit.paper)
+                if other.verdict == SUPPORTED:
+                    claim.suggestions.append(_paper_ref(hit.paper, {"sentence": other.evidence}))

@@ -1,0 +1,86 @@
+"""``citeline check`` output: a terminal report grouped by verdict, and the draft annotated in Markdown.
+
+Kept apart from :mod:`rag.ui.render` because it is one command's view; it uses render's consoles and
+escaping, so draft and corpus text can neither inject markup nor drive the terminal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rag.text import markdown_literal, printable
+from rag.ui.render import console, shown
+
+if TYPE_CHECKING:
+    from rag.answer.check import CheckReport, Claim
+
+_HEADINGS = {
+    "not supported": ("red", "Not supported by the cited paper"),
+    "unresolved": ("red", "Citations that name no indexed paper"),
+    "partly supported": ("yellow", "Partly supported"),
+    "supported": ("green", "Supported"),
+}
+
+
+def _where(ref: dict) -> str:
+    return f"{ref['source']}:{ref['line']}"
+
+
+def terminal(report: CheckReport) -> None:
+    """Claims grouped by verdict, worst first, each with its line, the evidence and what to cite."""
+    counts = report.counts()
+    for verdict, (colour, heading) in _HEADINGS.items():
+        claims = [c for c in report.claims if c.verdict == verdict]
+        if not claims:
+            continue
+        console.print(f"\n[bold {colour}]{heading} ({len(claims)})[/]")
+        for claim in claims:
+            _claim(claim)
+    summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    console.print(f"\n{len(report.claims)} cited claims in {shown(report.source, latex=False)}: {summary}")
+
+
+def _claim(claim: Claim) -> None:
+    keys = ", ".join(dict.fromkeys(c.key for c in claim.cites))
+    console.print(
+        f"  line {claim.line} [dim]\\[{shown(keys, latex=False)}][/]: {shown(claim.text)}", soft_wrap=True
+    )
+    if claim.evidence:
+        ev = claim.evidence
+        console.print(
+            f"    [dim]{shown(ev['id'], latex=False)} {_where(ev)}:[/] “{shown(ev['sentence'])}”",
+            soft_wrap=True,
+        )
+    if claim.missing:
+        console.print(f"    not in the paper: {shown(', '.join(claim.missing))}", soft_wrap=True)
+    for key in claim.unresolved:
+        closest = ", ".join(f"{c['id']} ({shown(c['label'])})" for c in claim.candidates.get(key, []))
+        console.print(
+            f"    {shown(key, latex=False)}: no indexed paper; closest: {closest or 'none'}", soft_wrap=True
+        )
+    for s in claim.suggestions:
+        where = f"{shown(s['id'], latex=False)} {_where(s)}"
+        console.print(f"    [green]cite instead:[/] {where}: “{shown(s['sentence'])}”", soft_wrap=True)
+    if claim.verdict not in ("supported", "unresolved") and not claim.suggestions:
+        console.print("    no indexed paper supports it", soft_wrap=True)
+
+
+def markdown(report: CheckReport, text: str) -> str:
+    """The draft with a note after each checked sentence: its verdict, the evidence, what to cite."""
+    pieces, last = [], 0
+    for claim in sorted(report.claims, key=lambda c: c.end):
+        pieces.append(text[last : claim.end])
+        note = f"**{claim.verdict}**"
+        if claim.evidence:
+            note += f": “{markdown_literal(claim.evidence['sentence'])}” ({_where(claim.evidence)})"
+        if claim.missing:
+            note += f"; not in the paper: {markdown_literal(', '.join(claim.missing))}"
+        for key in claim.unresolved:
+            closest = ", ".join(c["id"] for c in claim.candidates.get(key, []))
+            note += f"; {markdown_literal(key)} names no indexed paper (closest: {closest or 'none'})"
+        if claim.suggestions:
+            note += "; cite instead: " + ", ".join(f"{s['id']} ({_where(s)})" for s in claim.suggestions)
+        pieces.append(f" <!-- check: {printable(note).replace('--', '- -')} -->")
+        last = claim.end
+    pieces.append(text[last:])
+    return "".join(pieces)

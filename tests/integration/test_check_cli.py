@@ -1,0 +1,60 @@
+"""``citeline check`` end to end over the bundled corpus: a real index, real retrieval, the real CLI.
+
+The draft is written here (paraphrases of two bundled abstracts, not questions of any eval split):
+one claim correctly cited, one cited to the wrong paper, one with an altered figure.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .test_cli import run
+
+DRAFT = """# Related work
+
+Activation shaping is a common route to out-of-distribution detection.
+AdaSCALE adapts the percentile threshold of activation scaling to each sample's estimated OODness [000-02].
+Feature death in sparse autoencoders is caused by dimension-level activation outliers [000-02].
+AdaSCALE beats OptFS by 14.94% in near-OOD and 25.00% in far-OOD average FPR@95 on ImageNet-1k [000-02].
+"""
+
+
+def test_check_flags_the_wrong_paper_and_the_altered_figure_and_exits_1(seed_settings, tmp_path):
+    draft = tmp_path / "related.md"
+    draft.write_text(DRAFT, encoding="utf-8")
+    result = run(["check", str(draft), "--json"], seed_settings)
+    assert result.returncode == 1, result.stderr
+    claims = json.loads(result.stdout)["claims"]
+    assert [(c["line"], c["verdict"]) for c in claims] == [
+        (4, "supported"),
+        (5, "not supported"),
+        (6, "partly supported"),
+    ]
+    supported, wrong, altered = claims
+    assert "percentile threshold" in supported["evidence"]["sentence"]
+    assert supported["evidence"]["source"].endswith(".txt") and supported["evidence"]["line"] > 0
+    assert DRAFT[supported["start"] : supported["end"]].startswith("AdaSCALE adapts")
+    assert [s["id"] for s in wrong["suggestions"]][:1] == ["000-07"]  # the sparse-autoencoder paper
+    assert altered["missing"] == ["25.00"]
+
+
+def test_check_exits_0_when_every_claim_is_supported_and_reads_stdin(seed_settings):
+    draft = DRAFT.splitlines()[3] + "\n"
+    result = run(["check", "-"], seed_settings, stdin=draft)
+    assert result.returncode == 0, result.stderr
+    assert "Supported (1)" in result.stdout
+
+
+def test_check_bad_input_is_one_error_line_and_exit_2(seed_settings, tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a, title = {unclosed}\n", encoding="utf-8")
+    draft = tmp_path / "d.tex"
+    draft.write_text("A claim \\cite{a}.\n", encoding="utf-8")
+    for args, message in [
+        (["check", str(tmp_path / "missing.md")], "cannot read"),
+        (["check", str(draft), "--bib", str(bib)], "refs.bib: line"),
+        (["check", "-"], "no citations found"),
+    ]:
+        result = run(args, seed_settings, stdin="No citation in this text.\n")
+        assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

@@ -1,0 +1,159 @@
+"""``citeline check``'s logic over fake papers: finding citations in every style, resolving them,
+parsing .bib files strictly, and the verdicts (supported, partly, not supported, unresolved)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from rag.answer.check import (
+    NOT_SUPPORTED,
+    PARTLY,
+    SUPPORTED,
+    UNRESOLVED,
+    Checker,
+    parse_bib,
+    read_draft,
+)
+from rag.errors import CitelineError
+from tests.fakes import FakeRetriever, paper
+
+WATERMARK = dataclasses.replace(
+    paper(
+        "P1",
+        "We propose InkMark, a watermark for diffusion models that survives cropping and JPEG compression. "
+        "InkMark keeps detection accuracy above 97% while degrading image quality by less than 0.2 FID.",
+        title="InkMark: Robust Watermarks for Diffusion Models",
+    ),
+    authors=("Alice Moreau", "Bo Chen"),
+    year=2024,
+    url="https://doi.org/10.1234/inkmark.2024",
+)
+PRUNING = dataclasses.replace(
+    paper(
+        "P2",
+        "We study dataset pruning for large language model pretraining. Removing 40% of the tokens by "
+        "perplexity ranking matches the downstream accuracy of training on the full corpus.",
+        title="Pruning Pretraining Data by Perplexity",
+    ),
+    authors=("Carla Singh",),
+    year=2025,
+)
+PAPERS = [WATERMARK, PRUNING]
+
+
+def _check(text: str, kind: str = "md", bib: str | None = None):
+    retriever = FakeRetriever(PAPERS)
+    return Checker(retriever, lambda: PAPERS).check(text, kind, parse_bib(bib) if bib else None)
+
+
+def test_an_own_key_claim_that_paraphrases_its_paper_is_supported_with_the_sentence_and_file_line():
+    report = _check(
+        "Intro line.\nInkMark watermarks diffusion models robustly against cropping and JPEG [P1].\n"
+    )
+    (claim,) = report.claims
+    assert claim.verdict == SUPPORTED and claim.line == 2
+    assert claim.evidence["source"] == "fake.txt" and claim.evidence["line"] == 2
+    assert "cropping" in claim.evidence["sentence"]
+    assert report.text[claim.start : claim.end].startswith("InkMark watermarks")
+    assert not report.failed
+
+
+def test_a_claim_cited_to_the_wrong_paper_is_not_supported_and_the_right_paper_is_suggested():
+    report = _check(
+        "InkMark watermarks diffusion models robustly against cropping and JPEG compression [P2]."
+    )
+    (claim,) = report.claims
+    assert claim.verdict == NOT_SUPPORTED
+    assert [s["id"] for s in claim.suggestions] == ["P1"]
+    assert report.failed
+
+
+def test_an_altered_number_makes_the_claim_partly_supported_and_names_the_number():
+    report = _check("Pruning 60% of the pretraining tokens by perplexity matches full-corpus accuracy [P2].")
+    (claim,) = report.claims
+    assert claim.verdict == PARTLY and claim.missing == ["60"]
+    assert report.failed
+
+
+def test_a_numbered_citation_resolves_through_the_reference_list_by_title():
+    draft = (
+        "Perplexity ranking can prune pretraining data without hurting downstream accuracy [1].\n\n"
+        '## References\n\n[1] C. Singh. "Pruning Pretraining Data by Perplexity". ICML, 2025.\n'
+    )
+    (claim,) = _check(draft).claims
+    assert claim.cites[0].papers == ["P2"] and claim.verdict == SUPPORTED
+
+
+def test_author_year_citations_in_brackets_parentheses_and_narrative_form_resolve_by_surname_and_year():
+    draft = (
+        "InkMark survives cropping and JPEG compression in diffusion models (Moreau et al., 2024). "
+        "Perplexity pruning keeps downstream accuracy [Singh, 2025]. "
+        "Singh (2025) prune pretraining data by perplexity."
+    )
+    claims = _check(draft).claims
+    assert [c.cites[0].papers for c in claims] == [["P1"], ["P2"], ["P2"]]
+    assert [c.cites[0].key for c in claims] == ["Moreau et al., 2024", "Singh, 2025", "Singh, 2025"]
+
+
+def test_tex_cite_keys_resolve_through_the_bib_by_doi_then_title():
+    bib = """
+    @string{icml = "ICML"}
+    @inproceedings{ink, title = {Some other title}, author = {X, Y}, doi = {10.1234/InkMark.2024}}
+    @article{prune,
+      title = "{P}runing {P}retraining {D}ata by {P}erplexity",
+      author = {Singh, Carla}, year = 2025, journal = icml # " 2025"}
+    """
+    tex = (
+        "\\documentclass{article}\n% \\cite{commented} is not a citation\n\\begin{document}\n"
+        "InkMark survives cropping and JPEG compression~\\citep{ink}. "
+        "Pruning pretraining data by perplexity keeps accuracy \\cite[p.~3]{prune}.\n\\end{document}\n"
+    )
+    claims = _check(tex, "tex", bib).claims
+    assert [(c.cites[0].key, c.cites[0].papers) for c in claims] == [("ink", ["P1"]), ("prune", ["P2"])]
+    assert claims[0].line == 4 and "citep" not in claims[0].text
+
+
+def test_a_citation_that_names_no_indexed_paper_is_unresolved_with_the_closest_candidates():
+    draft = "Watermarks for diffusion models survive JPEG compression \\cite{ghost}."
+    (claim,) = _check(draft, "tex", "@misc{ghost, title={Robust watermarks for diffusion models}}").claims
+    assert claim.verdict == UNRESOLVED and claim.unresolved == ["ghost"]
+    assert claim.candidates["ghost"][0]["id"] == "P1"
+
+
+def test_ordinary_brackets_and_parentheses_are_not_citations():
+    with pytest.raises(CitelineError, match="no citations found"):
+        _check("Scores lie in [0, 1] (see the appendix). Models improve (slightly).")
+
+
+@pytest.mark.parametrize(
+    "bib, where",
+    [
+        ("@article{a, title = {Unclosed}", "line 1"),
+        ("@article{a, title = {One}}\n@article{a, title = {Two}}", "duplicate key"),
+        ("@article{, title = {No key}}", "without a key"),
+        ('@article{a,\n title = "open}', "line 2"),
+    ],
+)
+def test_a_bib_that_does_not_parse_is_a_one_line_error_naming_where(bib, where):
+    with pytest.raises(CitelineError, match=where):
+        parse_bib(bib)
+
+
+def test_an_unreadable_or_binary_draft_is_a_one_line_error(tmp_path):
+    with pytest.raises(CitelineError, match="cannot read"):
+        read_draft(str(tmp_path / "missing.md"))
+    binary = tmp_path / "draft.txt"
+    binary.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(CitelineError, match="not UTF-8"):
+        read_draft(str(binary))
+
+
+def test_et_al_does_not_end_a_sentence_and_each_sentence_keeps_its_own_citation():
+    draft = "Moreau et al. (2024) watermark diffusion models. Pruning by perplexity keeps accuracy [P2]."
+    claims = _check(draft).claims
+    assert [c.text for c in claims] == [
+        "watermark diffusion models.",
+        "Pruning by perplexity keeps accuracy.",
+    ]
