@@ -109,7 +109,7 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "listed_mean": _mean([float(r["listed"]) for r in rows]),
         "seconds_mean": _mean(seconds),
         "seconds_median": statistics.median(seconds) if seconds else None,
-        "not_listing_share": _mean([float(r["mode"] != rag.AnswerMode.LISTING) for r in rows]),
+        "not_listing_share": _mean([float(r["mode"] != "listing") for r in rows]),
         "empty_share": _mean([float(r["listed"] == 0) for r in rows]),
     }
 
