@@ -89,7 +89,13 @@ class Settings:
     api_key: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        """Every value in range, whichever way it was set (file, environment, flag or code)."""
+        """Every value in range, whichever way it was set (file, environment, flag or code).
+
+        The data dir is made absolute: the resident model's watchdog is recognised by the state
+        file path on its command line, so ``CITELINE_DATA_DIR=rel/dir`` must name it the same way
+        from every working directory (a relative path made ``llm stop`` disown its own server).
+        """
+        object.__setattr__(self, "data_dir", Path(os.path.abspath(Path(self.data_dir).expanduser())))
         for name in _LIMITS:
             _check(name, getattr(self, name), name)
         if self.chunk_overlap >= self.chunk_tokens:

@@ -60,3 +60,13 @@ def test_out_of_range_values_are_refused_however_they_are_set(tmp_path):
     with pytest.raises(CitelineError, match="bad collection name 'ab'"):
         Settings(data_dir=tmp_path, collection="ab")
     assert Settings(data_dir=tmp_path, collection="icml*,iclr2024").collection_names == ["icml*", "iclr2024"]
+
+
+def test_a_relative_data_dir_is_made_absolute_so_every_process_names_one_state_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CITELINE_DATA_DIR", "rel/data")
+    from rag.settings import load_settings
+
+    settings = load_settings()
+    assert settings.data_dir == tmp_path / "rel" / "data" and settings.data_dir.is_absolute()
+    assert settings.replace(log=False).data_dir == tmp_path / "rel" / "data"
