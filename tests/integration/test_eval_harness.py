@@ -98,7 +98,7 @@ def test_the_harness_scores_each_flaw_of_a_run_where_it_belongs(seed_settings, s
 
 def test_an_answer_that_leaves_out_its_fact_lowers_fact_coverage_end_to_end(seed_settings, small_set):
     replies = [
-        "AdaSCALE is a method for out-of-distribution detection [000-02].",  # the 14.94% left out
+        "AdaSCALE beats OptFS by 21.28% [000-02].",  # the paper's far-OOD figure, not the 14.94% asked
         "ActHook achieves an average detection AUC of 94.3 on Qwen-2.5-Coder-7B [000-14].",
         "AdaSCALE's learning rate is not mentioned in the abstracts.",
     ]

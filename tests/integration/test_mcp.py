@@ -132,7 +132,7 @@ def test_an_answer_through_mcp_is_the_cli_answer(seed_settings):
     )
     through_mcp = _data(results["ask"])
     cli = json.loads(run(["ask", question, "--json", "--no-log"], seed_settings).stdout)
-    assert through_mcp["answer"] == plain_text(cli["answer"])  # the same answer, LaTeX unwrapped
+    assert through_mcp["answer"] == plain_text(cli["answer"], symbols=True)  # the same answer, math typeset
     assert [c["id"] for c in through_mcp["citations"]] == [c["id"] for c in cli["citations"]]
 
 
@@ -328,7 +328,7 @@ def test_results_are_structured_plain_text_with_every_field_explained(seed_setti
 
     papers = results["search"].structured_content["papers"]
     assert papers[0]["id"] == "003-01" and papers[0]["venue"] == "ICML"  # "icml" matches "ICML"
-    assert papers[0]["label"] == "C^3" and papers[0]["rank"] == 1  # not "$C^3$"
+    assert papers[0]["label"] == "C³" and papers[0]["rank"] == 1  # not "$C^3$"
     assert "$" not in papers[0]["abstract"] and "score" not in papers[0]
     for name in ("other_venue",):
         assert results[name].structured_content == {
@@ -362,6 +362,6 @@ def test_get_paper_gives_a_listed_papers_title_and_authors_as_plain_text(tmp_pat
     calls = {"paper": ("get_paper", {"id": "p1", "collection": "titled"})}
     results = anyio.run(_session_calls, settings.data_dir, {"CITELINE_LOG": "false"}, calls)
     paper = results["paper"].structured_content
-    assert paper["title"] == "C^3: Consistency checks for sandbagging" == paper["label"]
+    assert paper["title"] == "C³: Consistency checks for sandbagging" == paper["label"]
     assert paper["authors"] == ["Ada Lovelace", "Alan Turing"]
-    assert paper["abstract"] == "We detect sandbagging with C^3, a consistency check."
+    assert paper["abstract"] == "We detect sandbagging with C³, a consistency check."

@@ -54,6 +54,29 @@ def test_no_llm_digest_cites_every_selected_paper_with_verbatim_key_sentences(no
     assert not summary.invalid_keys
 
 
+@pytest.fixture(autouse=True)
+def _no_term_call(request, monkeypatch):
+    """These tests script the model's notes and lead; the subfield-terms call (cached in the shared
+    seed data dir, so made by whichever test runs first) would take a scripted reply out of turn.
+    It has a test of its own below."""
+    if "term_call" not in request.node.name:
+        monkeypatch.setattr("rag.answer.summarize.subfield_terms", lambda llm, topic, settings: [])
+
+
+def test_a_summary_asks_the_model_once_for_the_term_call_then_reads_its_cache(
+    seed_settings, seed_retriever, tmp_path
+):
+    replies = ["private training\nmatrix factorization", "Note one.", "Note two.", "Lead [000-05][004-17]."]
+    model = ScriptedChatModel(replies=replies * 2, prompts=[])
+    settings = seed_settings.replace(data_dir=tmp_path)  # the terms' cache only; the index is built
+    chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    Summarizer(settings, chain.retriever, chain.llm).summarize("differential privacy")
+    asked = [p for p in model.prompts if 'Terms for "differential privacy"' in p[0].content]
+    assert len(asked) == 1 and (tmp_path / "topic-terms.json").is_file()
+    Summarizer(settings, chain.retriever, chain.llm).summarize("differential privacy")
+    assert len([p for p in model.prompts if 'Terms for "differential privacy"' in p[0].content]) == 1
+
+
 def test_lead_citations_are_validated_and_invented_keys_removed(seed_settings, seed_retriever):
     notes = [
         "The first DP algorithm whose DP guarantees can be verified cheaper than training.",
@@ -80,7 +103,7 @@ def test_every_prompt_fits_the_context_budget_on_a_large_topic(seed_settings, se
     model = ScriptedChatModel(replies=replies, prompts=[])
     chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
     monkeypatch.setattr(
-        chain.retriever, "select_topic", lambda topic, venue=None, year=None: TopicSelection(hits)
+        chain.retriever, "select_topic", lambda topic, venue=None, year=None, expansions=(): TopicSelection(hits)  # noqa: E501
     )
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize(
         "language models", max_papers=120
