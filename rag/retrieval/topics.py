@@ -184,8 +184,8 @@ def score_papers(
     ``parts_vectors`` are the unit embeddings of :func:`topic_parts`, ``parts_terms`` their stemmed
     terms; ``vectors`` and ``terms`` are the papers' (unit mean vector, stemmed title+abstract).
     ``expansions`` are stemmed terms a model named for the subfield: a paper using one (a term in
-    at most a tenth of the papers: "saliency map", not "neural network") that is nearer the topic
-    than the median paper is core too.
+    at most a tenth of the papers: "saliency map", not "neural network", whose papers are at the
+    median clearly near the topic) that is itself nearer the topic than the median paper is core.
     """
     import math
 
@@ -253,8 +253,9 @@ def score_papers(
 
 
 def selected(score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = None) -> np.ndarray:
-    """Indices on the topic, best first: every paper scoring at least as well as the weakest core
-    paper, and nearer the topic than the collection's median paper (``z_topic`` > 0)."""
+    """Indices on the topic, best first: every core paper, and every paper scoring above Tukey's
+    lower fence of the core's scores that is clearly nearer the topic than the collection's median
+    paper (``z_topic`` > NEAR_Z; in a conference)."""
     import numpy as np
 
     if not core.any():
