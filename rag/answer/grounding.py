@@ -1,15 +1,27 @@
 """Check a generated answer against the context before it is shown as grounded.
 
-Two failure modes of small models are cheap to detect without another model: a figure that
-appears in no retrieved abstract (and not in the question) is invented, and an answer none of
-whose sentences is supported by any abstract is not drawn from the papers. Either way the draft
+Three failure modes of small models are cheap to detect without another model: a figure that
+appears in no retrieved abstract (and not in the question) is invented; a coined name (a method,
+model or benchmark: AgentPoison, GPT-5, MMLU) that no retrieved paper writes is invented too, even
+when the question names it, since repeating the question's benchmark is how a small model answers
+a near miss ("X lowers the attack rate on AgentPoison by 50%" from a paper that reports 50% on
+something else); and an answer none of whose sentences is supported by any abstract is not drawn
+from the papers. Either way the draft
 is withheld, saying why. The check is the same lexical judge the eval scores answers with.
 """
 
 from __future__ import annotations
 
 from rag.records import Paper
-from rag.text import cited_sentences, numbers_in, plain_text, supports, without_keys
+from rag.text import (
+    cited_sentences,
+    coined_names,
+    names_written,
+    numbers_in,
+    plain_text,
+    supports,
+    without_keys,
+)
 
 
 def invented_figures(answer: str, question: str, papers: list[Paper]) -> str | None:
@@ -19,10 +31,28 @@ def invented_figures(answer: str, question: str, papers: list[Paper]) -> str | N
     return f"figures found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 
+def _singular(name: str) -> str:
+    """An acronym's plural is the acronym: "LLMs" in an answer is the papers' "LLM"."""
+    return name[:-1] if len(name) > 2 and name.endswith("s") and name[:-1].isupper() else name
+
+
+def invented_names(answer: str, papers: list[Paper]) -> str | None:
+    """Why ``answer`` names methods, models or benchmarks no retrieved paper writes, or None.
+
+    The question's names are not exempt (unlike its figures): a paper that does not write the
+    benchmark the question asks about cannot ground an answer about that benchmark.
+    """
+    written: set[str] = set()
+    for paper in papers:
+        written |= {_singular(n) for n in names_written(f"{paper.title} {paper.abstract}")}
+    invented = {n for n in coined_names(without_keys(answer)) if len(n) > 2 and _singular(n) not in written}
+    return f"names found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
+
+
 def unsupported_reason(answer: str, question: str, papers: list[Paper]) -> str | None:
     """Why ``answer`` is not grounded in ``papers``, or None when it passes (invented figures, or
     no sentence supported by any paper: the check a one-sentence summary note must pass)."""
-    if reason := invented_figures(answer, question, papers):
+    if reason := invented_figures(answer, question, papers) or invented_names(answer, papers):
         return reason
     sentences = [s for s, _ in cited_sentences(answer)]
     if sentences and not any(supports(s, f"{p.title} {p.abstract}") for s in sentences for p in papers):

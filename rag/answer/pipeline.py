@@ -22,7 +22,7 @@ from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
 from rag.answer.followup import resolve as resolve_follow_up
-from rag.answer.grounding import invented_figures
+from rag.answer.grounding import invented_figures, invented_names
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
@@ -247,7 +247,8 @@ class AnswerChain:
                 text, "generated", streamed=streamed, invalid=check_citations(text, run.context).invalid
             )
         # Figures are checked here; whether each sentence is supported, attribution decides.
-        withheld = invented_figures(text, asked, list(run.context.values()))
+        papers = list(run.context.values())
+        withheld = invented_figures(text, asked, papers) or invented_names(text, papers)
         attributed = attribute(text, run.context, english=not needs_translation(asked))
         if withheld is None and not attributed.text:
             withheld = "no sentence of the draft is supported by a retrieved paper"

@@ -192,3 +192,20 @@ def test_an_acronym_is_answered_with_the_expansion_the_paper_gives():
     chain = AnswerChain(Settings(llm="openai"), FakeRetriever([mabs, *PAPERS]), handle)
     answer = chain.ask("What is MABs short for?")
     assert answer.mode == "quoted" and "multi-armed bandits (MABs)" in answer.text
+
+
+def test_a_draft_naming_a_benchmark_no_paper_writes_is_withheld_even_when_the_question_names_it():
+    model = ScriptedChatModel(replies=["AdaSCALE beats OptFS by 14.94% on OpenOOD-v2 [o1]."], prompts=[])
+    handle = LLMHandle("openai", model, "scripted")
+    chain = AnswerChain(Settings(llm="openai"), FakeRetriever(PAPERS), handle)
+    answer = chain.ask("By how much does AdaSCALE beat OptFS on OpenOOD-v2?")
+    assert answer.withheld == "names found in no retrieved paper: OpenOOD-v2"
+    assert "OpenOOD-v2" not in answer.text
+
+
+def test_a_draft_writing_an_acronym_in_the_plural_is_not_withheld_for_it():
+    model = ScriptedChatModel(replies=["AdaSCALE beats OptFS by 14.94% in near-OOD FPRs [o1]."], prompts=[])
+    handle = LLMHandle("openai", model, "scripted")
+    chain = AnswerChain(Settings(llm="openai"), FakeRetriever(PAPERS), handle)
+    answer = chain.ask("By how much does AdaSCALE beat OptFS?")
+    assert answer.mode == "generated" and answer.withheld is None
