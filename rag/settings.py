@@ -288,6 +288,16 @@ class TopicSettings(_Group):
         low=-20.0,
         high=20.0,
     )
+    model_terms: int = setting(
+        12, "with a model: most of the terms it names for a subfield that are used", low=0, high=100
+    )
+    model_tokens: int = setting(
+        64,
+        "with a model: its reply budget for those terms (~5 s of writing on 2 cores, after ~2 s "
+        "reading the prompt)",
+        low=8,
+        high=4096,
+    )
     vocabulary: int = setting(
         20, "words and word pairs learned from the core (its vocabulary) that score a paper", low=0, high=1000
     )

@@ -28,7 +28,6 @@ from rag.settings import Settings
 from rag.text import checked_query, lexical_terms
 
 __all__ = ["MODES", "Retriever"]
-RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
 
 
 def metadata_filter(venue: str | list[str] | None, year: int | None) -> dict | None:
@@ -160,7 +159,7 @@ class Retriever:
             total += n
             for term, count in counts.items():
                 df[term] = df.get(term, 0) + count
-        return TermWeights.from_counts(terms, df, total)
+        return TermWeights.from_counts(terms, df, total, self.settings.retrieval)
 
     def select_topic(
         self, topic: str, venue: str | None = None, year: int | None = None, expansions: Sequence[str] = ()
@@ -193,7 +192,8 @@ class Retriever:
                 vectors.append(table.vectors[keep])
                 terms += [table.terms[i] for i in keep]
         matrix = np.concatenate(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
-        ranking = rank_topic(self.embedder, topic, matrix, terms, acronyms, expansions)
+        tuning = self.settings.topics
+        ranking = rank_topic(self.embedder, topic, matrix, terms, acronyms, expansions, tuning=tuning)
         chosen = [rows[i] for i in ranking.order]
         metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in chosen])
         hits, vectors = [], {}
@@ -284,7 +284,8 @@ class Retriever:
         weights = self.term_weights(query_terms) if floor else None
         if weights is not None:
             shown = (paper_from_metadata(c.meta) for c in papers.values())
-            weights = with_coined(weights, query, (f"{p.title} {p.label} {p.abstract}" for p in shown))
+            texts = (f"{p.title} {p.label} {p.abstract}" for p in shown)
+            weights = with_coined(weights, query, texts, self.settings.retrieval)
         best = max((c.similarity or 0.0 for c in papers.values()), default=0.0)
         for candidate in papers.values():
             if (mode == "dense" and candidate.dense_rank is None) or (
@@ -293,9 +294,8 @@ class Retriever:
                 continue
             if weights is not None and not self._relevant(candidate, query, query_terms, weights, best):
                 continue
-            score = sum(
-                1.0 / (RRF_K + r) for r in (candidate.dense_rank, candidate.bm25_rank) if r is not None
-            )
+            ranks = (candidate.dense_rank, candidate.bm25_rank)
+            score = sum(1.0 / (self.settings.rrf_k + r) for r in ranks if r is not None)
             if mode == "dense":
                 score = candidate.similarity or 0.0
             elif mode == "bm25":
@@ -332,7 +332,7 @@ class Retriever:
         if relevance.names:
             return True
         margin_ok = (candidate.similarity or 0.0) >= best - self.settings.similarity_margin
-        return margin_ok and relevance.is_relevant(self.settings)
+        return margin_ok and relevance.is_relevant(self.settings.retrieval)
 
     def _fill_similarity(self, papers: dict[str, _Candidate], query_vector: list[float]) -> None:
         """Dense similarity for candidates that only BM25 found, so one floor applies to all."""
