@@ -679,14 +679,20 @@ def _shown_default(spec: Spec) -> str:
     return f"`{spec.default}`"
 
 
+def _number(value: float) -> str:
+    """``0.1``, ``200``, ``1,000,000`` (not ``1e+06``)."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
 def _shown_range(spec: Spec) -> str:
-    if spec.low is None and spec.high is None:
+    low, high = spec.low, spec.high
+    if low is None and high is None:
         return ""
-    if spec.high is None:
-        return f"≥ {spec.low:g}"
-    if spec.low is None:
-        return f"≤ {spec.high:g}"
-    return f"{spec.low:g}–{spec.high:g}"
+    if high is None:
+        return f"≥ {_number(low)}"  # type: ignore[arg-type]
+    if low is None:
+        return f"≤ {_number(high)}"
+    return f"{_number(low)} to {_number(high)}" if low < 0 else f"{_number(low)}–{_number(high)}"
 
 
 def markdown_table() -> str:
@@ -705,3 +711,24 @@ def markdown_table() -> str:
             cells = (f"`{spec.env}`", _shown_default(spec), _shown_range(spec), spec.description)
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+README_START = "<!-- settings table: generated from rag/settings.py by `python -m rag.settings README.md` -->"
+README_END = "<!-- end of settings table -->"
+
+
+def readme_with_table(readme: str) -> str:
+    """``readme`` with the text between its settings-table markers replaced by :func:`markdown_table`."""
+    head, start, rest = readme.partition(README_START)
+    _, end, tail = rest.partition(README_END)
+    if not start or not end:
+        raise BadInput("the README has no settings-table markers")
+    return f"{head}{README_START}\n{markdown_table()}{README_END}{tail}"
+
+
+if __name__ == "__main__":
+    import sys
+
+    for name in sys.argv[1:]:
+        readme_path = Path(name)
+        readme_path.write_text(readme_with_table(readme_path.read_text(encoding="utf-8")), encoding="utf-8")

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 
 from rag.retrieval.topics import rank_topic, selected, topic_parts
-from rag.settings import TopicSettings
+from rag.settings import Settings, TopicSettings
 from rag.text import lexical_sequence
 
 from ..fakes import FakeEmbedder, paper
@@ -75,6 +75,14 @@ def test_the_stop_ignores_a_core_paper_far_below_the_rest_of_the_core():
     order = selected(score, core, tuning=TUNING)
     assert list(order[:5]) == [0, 1, 4, 3, 2] and 5 in order  # the outlier stays (it names the topic)
     assert 6 not in order and 7 not in order  # a fence, not the outlier, sets the stop
+
+
+def test_a_wider_fence_setting_moves_the_stop_down():
+    score = np.array([10.0, 9.5, 9.0, 9.2, 9.4, -20.0, 5.0, 1.0])
+    core = np.array([True, True, True, True, True, True, False, False])
+    wide = Settings(topic_fence=10.0).topics  # the core's quartiles are 9.05 and 9.475
+    order = selected(score, core, tuning=wide)
+    assert 6 in order and 7 not in order
 
 
 def test_topic_parts_split_alternatives_and_borrow_the_head_noun():
