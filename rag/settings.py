@@ -5,8 +5,10 @@ variables, then explicit overrides (CLI flags). The object is passed down explic
 reads a setting from the environment on its own, which keeps tests hermetic. The environment is
 read elsewhere only for what is not a citeline setting: tiktoken's cache directory
 (``TIKTOKEN_CACHE_DIR``, :mod:`rag.index.tokens`), the ``*_KEY``/``*_TOKEN`` values an error line
-must not echo (:mod:`rag.ui.render`), ``CITELINE_DEBUG`` (the CLI's traceback switch), and the
-platform's data directory (``XDG_DATA_HOME``, through platformdirs) for the default ``data_dir``.
+must not echo (:mod:`rag.ui.render`), ``CITELINE_DEBUG`` (the CLI's traceback switch), the token
+the embedded model's server is started with (``API_KEY``, :mod:`rag.llm.resident` and
+:mod:`rag.llm.llama_server`), and the platform's data directory (``XDG_DATA_HOME``, through
+platformdirs) for the default ``data_dir``.
 
 Every setting is declared once, in its group below, with its type (the annotation), default,
 description and bounds (:func:`setting`). Everything else is derived from those declarations:
@@ -20,8 +22,9 @@ TOML file's top level, ``Settings(...)``, :meth:`Settings.replace` and attribute
 ``settings.top_k`` reads ``settings.retrieval.top_k``. Code that needs a whole group (topic
 selection needs every ``topic_*`` number) takes the group: ``settings.topics``.
 
-Settings are read without pydantic: ``import pydantic`` alone costs ~120 ms here, and every
-``citeline`` command, ``--help`` included, builds settings.
+Settings are read without pydantic (or pydantic-settings): ``from pydantic import BaseModel``
+alone costs ~120 ms here, and every ``citeline`` command but ``--help`` builds settings first;
+plain dataclasses with the declarations in field metadata cost nothing to import.
 """
 
 from __future__ import annotations
@@ -463,10 +466,22 @@ def _specs(attr: str, group: type[_Group]) -> list[Spec]:
         flat = group.prefix + f.name
         meta = f.metadata
         default = f.default if f.default is not MISSING else None  # a factory's value is computed
-        out.append(
-            Spec(attr, f.name, flat, meta["env"] or f"CITELINE_{flat.upper()}", kind, type(None) in args,
-                 meta["low"], meta["high"], meta["description"], meta["shown"], meta["secret"], default)
-        )  # fmt: skip
+        env = meta["env"] or f"CITELINE_{flat.upper()}"
+        spec = Spec(
+            group=attr,
+            name=f.name,
+            flat=flat,
+            env=env,
+            kind=kind,
+            optional=type(None) in args,
+            low=meta["low"],
+            high=meta["high"],
+            description=meta["description"],
+            shown=meta["shown"],
+            secret=meta["secret"],
+            default=default,
+        )
+        out.append(spec)
     return out
 
 

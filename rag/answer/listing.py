@@ -3,8 +3,9 @@
 "Which papers study watermarking?" wants all of them, not the four a fixed top-k retrieved, and
 not a model's guess at how to enumerate. The papers come from topic selection (the same as
 ``summarize``), each line quotes the paper's sentence that best matches the question, and with
-more than ``listing_group_above`` papers (a setting) the lines are grouped into themes. No LLM is involved, so
-a listing answer is as fast and as grounded with the embedded model as with ``--llm none``.
+more than ``listing_group_above`` papers (a setting) the lines are grouped into themes. No LLM is
+involved, so a listing answer is as fast and as grounded with the embedded model as with
+``--llm none``.
 """
 
 from __future__ import annotations
