@@ -152,7 +152,7 @@ class Library:
             except (OSError, UnicodeDecodeError) as exc:
                 raise BadInput(f"cannot read {bib}: {getattr(exc, 'strerror', None) or exc}") from None
             references = parse_bib(bib_text, bib)
-        checker = Checker(self.retriever, self.papers)
+        checker = Checker(self.retriever, self.papers, self.settings.answer)
         return checker.check(text, kind, references, source="stdin" if draft == "-" else draft)
 
     def paper(self, paper_id: str) -> Paper:

@@ -20,6 +20,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from rag.records import Hit, Paper
 from rag.retrieval.relevance import TermWeights
 from rag.retrieval.topics import TopicSelection, rank_topic
+from rag.settings import Settings
 from rag.text import STOP_WORDS, lexical_sequence, lexical_terms, stem_terms
 
 
@@ -63,9 +64,11 @@ def paper(pid: str, abstract: str, title: str = "") -> Paper:
 
 
 class FakeRetriever:
-    """Ranks papers by cosine of :class:`FakeEmbedder` vectors; the floor keeps similarity ≥ 0.2."""
+    """Ranks papers by cosine of :class:`FakeEmbedder` vectors; the floor keeps similarity ≥ 0.2.
+    Term weights and topic selection use ``settings`` (the defaults unless given), as the real one."""
 
-    def __init__(self, papers: list[Paper]) -> None:
+    def __init__(self, papers: list[Paper], settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
         self.papers = {p.id: p for p in papers}
         self.embedder = FakeEmbedder()
         self.queries: list[str] = []
@@ -91,7 +94,8 @@ class FakeRetriever:
     def term_weights(self, terms: list[str]) -> TermWeights:
         """Document frequencies over the fake papers, as the real index counts them over chunks."""
         docs = [set(lexical_terms(f"{p.title} {p.abstract}")) for p in self.papers.values()]
-        return TermWeights.from_counts(terms, {t: sum(t in d for d in docs) for t in terms}, len(docs))
+        df = {t: sum(t in d for d in docs) for t in terms}
+        return TermWeights.from_counts(terms, df, len(docs), self.settings.retrieval)
 
     def select_topic(self, topic, venue=None, year=None, expansions=()) -> TopicSelection:
         """The real topic selection (:func:`rank_topic`) over the fake papers' vectors and terms."""
@@ -101,8 +105,8 @@ class FakeRetriever:
         texts = [f"{p.title} {p.abstract}" for p in papers]
         vectors = np.asarray([self.embedder.embed_query(t) for t in texts], np.float32)
         terms = [lexical_sequence(f"{p.title} {p.label} {p.abstract}") for p in papers]
-        ranking = rank_topic(self.embedder, topic, vectors, terms, expansions=expansions)
+        tuning = self.settings.topics
+        ranking = rank_topic(self.embedder, topic, vectors, terms, expansions=expansions, tuning=tuning)
         hits = [Hit(papers[i], float(ranking.score[i]), similarity=float(ranking.similarity[i]),
                     text=papers[i].abstract) for i in ranking.order]  # fmt: skip
         return TopicSelection(hits, core=ranking.core, candidates=len(papers))
-

@@ -28,8 +28,7 @@ from rag.text import KEY_GROUP, cited_sentences, numbers_in, plain_text, stem_te
 
 if TYPE_CHECKING:
     from rag.records import Paper
-
-KEEP_THRESHOLD = 0.5  # share of a sentence's content words its paper must contain
+    from rag.settings import AnswerSettings
 
 
 @dataclass
@@ -80,8 +79,11 @@ def _backs_foreign(sentence: str, paper_text: str) -> bool:
     return bool(names or numbers) and numbers <= numbers_in(paper_text) and all(n in lowered for n in names)
 
 
-def attribute(answer: str, context: dict[str, Paper], english: bool = True) -> Attributed:
-    """Check each sentence of ``answer`` against the papers in ``context`` (key → paper)."""
+def attribute(
+    answer: str, context: dict[str, Paper], english: bool = True, *, tuning: AnswerSettings
+) -> Attributed:
+    """Check each sentence of ``answer`` against the papers in ``context`` (key → paper): a paper
+    supports a sentence when it holds ``tuning.attribution_threshold`` of its content words."""
     texts = {k: plain_text(f"{p.title} {p.label} {p.abstract}") for k, p in context.items()}
     result = Attributed(text="")
     kept: list[str] = []
@@ -94,7 +96,7 @@ def attribute(answer: str, context: dict[str, Paper], english: bool = True) -> A
         if english and not stem_terms(sentence, min_length=3):
             continue  # "Here are the papers:" says nothing that needs a source
         if english:
-            backing = [k for k in texts if supports(sentence, texts[k], KEEP_THRESHOLD)]
+            backing = [k for k in texts if supports(sentence, texts[k], tuning.attribution_threshold)]
         else:
             backing = [k for k in texts if k in keys or _backs_foreign(sentence, texts[k])]
         valid = [k for k in dict.fromkeys(keys) if k in backing]

@@ -37,9 +37,8 @@ from rag.text import (
 if TYPE_CHECKING:
     from rag.records import Paper
     from rag.retrieval import PaperSearch
+    from rag.settings import AnswerSettings
 
-SUPPORT_THRESHOLD = 0.5  # share of the claim's content words the paper must hold (as attribution.py)
-PARTIAL_THRESHOLD = 0.3  # below this share the paper does not speak to the claim at all
 MAX_DRAFT_BYTES = 20 * 1024 * 1024  # a 200-page .tex is ~1 MB; anything far larger is not a draft
 SUGGESTIONS = 3
 
@@ -437,20 +436,18 @@ class Judgement:
     coverage: float  # share of the claim's content words the paper holds
     missing: list[str]  # numbers and coined names of the claim the paper lacks
     evidence: str  # the paper's sentence closest to the claim
-
-    @property
-    def verdict(self) -> str:
-        """Supported needs most words and every number and name; some words make it partial."""
-        if self.coverage >= SUPPORT_THRESHOLD and not self.missing:
-            return SUPPORTED
-        if self.coverage >= PARTIAL_THRESHOLD:
-            return PARTLY
-        return NOT_SUPPORTED
+    verdict: str  # supported, partly supported or not supported
 
 
-def judge(claim: str, paper: Paper) -> Judgement:
+def judge(claim: str, paper: Paper, tuning: AnswerSettings) -> Judgement:
     """The claim against the paper's title, label and abstract: word coverage (the answer path's
-    :func:`rag.text.supports`), every number and coined name present, and the closest sentence."""
+    :func:`rag.text.supports`), every number and coined name present, and the closest sentence.
+
+    Supported needs ``tuning.check_support`` of the claim's content words and every number and
+    name; ``check_partial`` of the words makes it partial; below that the paper does not speak to
+    the claim at all.
+    """
+    support = tuning.check_support
     text = plain_text(f"{paper.title} {paper.label} {paper.abstract}")
     claim = plain_text(claim)
     words = set(stem_terms(claim, STOP_WORDS, min_length=3))
@@ -458,11 +455,17 @@ def judge(claim: str, paper: Paper) -> Judgement:
     coverage = len(words & paper_words) / len(words) if words else 0.0
     missing = sorted(numbers_in(claim) - numbers_in(text))
     missing += sorted(n for n in coined_names(claim) if not n.isdigit() and not has_name(text, n))
-    if coverage >= SUPPORT_THRESHOLD and not missing and not supports(claim, text, SUPPORT_THRESHOLD):
-        coverage = min(coverage, SUPPORT_THRESHOLD - 0.01)  # the shared judge has the last word
+    if coverage >= support and not missing and not supports(claim, text, support):
+        coverage = min(coverage, support - 0.01)  # the shared judge has the last word
     sentences = split_sentences(plain_text(paper.abstract)) or [paper.abstract]
     best = max(sentences, key=lambda s: len(words & set(stem_terms(s, STOP_WORDS, min_length=3))))
-    return Judgement(paper, coverage, missing, best)
+    if coverage >= support and not missing:
+        verdict = SUPPORTED
+    elif coverage >= tuning.check_partial:
+        verdict = PARTLY
+    else:
+        verdict = NOT_SUPPORTED
+    return Judgement(paper, coverage, missing, best, verdict)
 
 
 @dataclass
@@ -579,10 +582,14 @@ def claim_text(sentence: str, cites: list[Cite], offset: int) -> str:
 
 class Checker:
     """Checks drafts against the papers ``retriever`` searches; ``all_papers`` (needed only for
-    .bib, reference-list and author-year citations) lists every indexed paper."""
+    .bib, reference-list and author-year citations) lists every indexed paper; ``tuning``
+    (``settings.answer``) holds the support thresholds."""
 
-    def __init__(self, retriever: PaperSearch, all_papers: Callable[[], Iterable[Paper]]) -> None:
+    def __init__(
+        self, retriever: PaperSearch, all_papers: Callable[[], Iterable[Paper]], tuning: AnswerSettings
+    ) -> None:
         self.retriever = retriever
+        self.tuning = tuning
         self._all_papers = all_papers
         self._index: PaperIndex | None = None
 
@@ -647,7 +654,8 @@ class Checker:
         if not cited:
             claim.verdict = UNRESOLVED
             return
-        judged = [judge(claim.text, p) for p in (self.retriever.paper(pid) for pid in cited) if p is not None]
+        papers = (self.retriever.paper(pid) for pid in cited)
+        judged = [judge(claim.text, p, self.tuning) for p in papers if p is not None]
         if not judged:
             claim.verdict = UNRESOLVED
             return
@@ -660,6 +668,6 @@ class Checker:
             for hit in self.retriever.search(claim.text, k=SUGGESTIONS + len(cited), floor=False):
                 if hit.paper.id in cited:
                     continue
-                other = judge(claim.text, hit.paper)
+                other = judge(claim.text, hit.paper, self.tuning)
                 if other.verdict == SUPPORTED:
                     claim.suggestions.append(_paper_ref(hit.paper, {"sentence": other.evidence}))

@@ -38,18 +38,8 @@ from rag.text import (
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
     from rag.records import Paper
+    from rag.settings import AnswerSettings
 
-# A question is answered by a paper when this much of its weighted terms occur in one sentence
-# (with the paper's name) and no rare term or number of the question is missing from the paper.
-ANSWER_COVERAGE = 0.55  # calibrated on the dev split: answerable ≥ 0.61, unanswerable ≤ 0.45
-# Added to the score of a sentence that names what the question asks for (a figure for "how
-# many", a name for "which"): the quoted answer leads with it rather than with a restatement.
-TYPED_BONUS = 0.3
-# "Which paper proposes a protein structure predictor that beats AlphaFold3?" names a paper by
-# what it does: one sentence (with the paper's title) must say most of that, weighted by IDF,
-# without research filler and names: sharing the name AlphaFold3 is not enough (dev: answerable
-# ≥ 0.77).
-CONSTRAINT_COVERAGE = 0.5
 _WHICH_PAPER = re.compile(r"^\s*(?:which|what)\s+(?:papers?|works?|study|studies|article)\b", re.I)
 # "Our code is available at https://..." answers nothing, though it may contain the method's name.
 _BOILERPLATE = re.compile(
@@ -83,11 +73,9 @@ class PaperEvidence:
     # or the expansion in a form no pattern reads, and quoting it is still better than refusing.
     typed: bool = True
     constraint: float = 1.0  # for "which paper ...": how much of what it asks one sentence says
-
-    @property
-    def answers(self) -> bool:
-        """This paper's evidence answers the question (see :func:`answers_question`)."""
-        return self.support >= ANSWER_COVERAGE and not self.missing and self.constraint >= CONSTRAINT_COVERAGE
+    # This paper's evidence answers the question (see :func:`answers_question`): set by
+    # :func:`gather` from the support, what is missing and the constraint.
+    answers: bool = False
 
 
 def gather(
@@ -96,11 +84,22 @@ def gather(
     embedder: Embedder | None,
     weights: TermWeights,
     per_paper: int = 3,
+    *,
+    tuning: AnswerSettings,
 ) -> list[PaperEvidence]:
     """Score every sentence of the keyed papers for ``question``; keep the best ``per_paper``.
 
     Without an ``embedder`` sentences are scored by their terms alone: a listing's one line per
     paper over a whole subfield must not embed hundreds of sentences (seconds on 2 cores).
+
+    A sentence naming what the question asks for (a figure for "how many", a name for "which")
+    scores ``tuning.typed_bonus`` more, so the quoted answer leads with it rather than with a
+    restatement. A paper answers when ``tuning.answer_coverage`` of the question's weighted terms
+    occur in its best sentences (with the paper's name) and no rare term or number of the
+    question is missing from it; and, for "Which paper proposes a protein structure predictor
+    that beats AlphaFold3?", which names a paper by what it does, when one sentence (with the
+    title) says ``tuning.constraint_coverage`` of that, weighted by IDF, without research filler
+    and names: sharing the name AlphaFold3 is not enough.
     """
     terms = lexical_terms(question)
     rows: list[tuple[str, int, str]] = []
@@ -141,9 +140,9 @@ def gather(
         if asked.kind == "expansion" and typed:
             cov = 1.0  # the sentence that spells the acronym out is the whole answer
         if asked.kind == "entity":  # any new word "names" something; a new name does for sure
-            bonus = TYPED_BONUS if coined_names(text) - asked_names else 0.0
+            bonus = tuning.typed_bonus if coined_names(text) - asked_names else 0.0
         else:
-            bonus = TYPED_BONUS if typed and asked.kind != "open" else 0.0
+            bonus = tuning.typed_bonus if typed and asked.kind != "open" else 0.0
         by_key[key].append(Sentence(key, n, text, similarity + cov + bonus, cov, typed))
     out = []
     asked_numbers = numbers_in(plain_text(question))
@@ -167,7 +166,8 @@ def gather(
             title = set(lexical_terms(f"{paper.title} {paper.label}"))
             met = max((coverage(constraint, title | set(lexical_terms(s.text)), weights) for s in ranked),
                       default=0.0)  # fmt: skip
-        out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met))
+        answers = support >= tuning.answer_coverage and not missing and met >= tuning.constraint_coverage
+        out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met, answers))
     return out
 
 

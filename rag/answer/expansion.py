@@ -27,18 +27,16 @@ if TYPE_CHECKING:
     from rag.settings import Settings
 
 CACHE_FILE = "topic-terms.json"
-MAX_TERMS = 12
-REPLY_TOKENS = 64  # the call's budget: ~5 s of writing on 2 cores, after ~2 s reading the prompt
 MAX_CACHED = 2000  # topics kept; the oldest go first
 _SPLIT = re.compile(r"[\n,;|•]+")
 _LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)]|[a-z][.)])\s+", re.IGNORECASE)
 _ABBREVIATION = re.compile(r"\(([^()]{1,12})\)")
 
 
-def parse_terms(reply: str, topic: str) -> list[str]:
+def parse_terms(reply: str, topic: str, limit: int) -> list[str]:
     """The terms of a model's reply: one per line or comma, bullets and numbering dropped, an
     abbreviation in parentheses its own term ("Deep Q-Network (DQN)" → both), the topic itself
-    and anything longer than five words (a sentence, not a term) left out; at most MAX_TERMS."""
+    and anything longer than five words (a sentence, not a term) left out; at most ``limit``."""
     own = " ".join(topic.lower().split())
     terms: list[str] = []
     for piece in _SPLIT.split(reply):
@@ -48,7 +46,7 @@ def parse_terms(reply: str, topic: str) -> list[str]:
             known = {t.lower() for t in terms} | {own}
             if term and len(term.split()) <= 5 and term.lower() not in known:
                 terms.append(term)
-    return terms[:MAX_TERMS]
+    return terms[:limit]
 
 
 def _cache_path(settings: Settings) -> Path:
@@ -93,10 +91,11 @@ def subfield_terms(llm: LLMHandle, topic: str, settings: Settings) -> list[str]:
     if key in cache:
         return cache[key]
     try:
-        reply = llm.invoke(prompt_text("topic_terms").format(topic=topic), max_tokens=REPLY_TOKENS)
+        prompt = prompt_text("topic_terms").format(topic=topic)
+        reply = llm.invoke(prompt, max_tokens=settings.topic_model_tokens)
     except CitelineError:
         return []  # the listing is made from the collection alone, as without a model
-    terms = parse_terms(reply, topic)
+    terms = parse_terms(reply, topic, settings.topic_model_terms)
     cache[key] = terms
     _save(path, cache)
     return terms

@@ -3,8 +3,9 @@
 "Which papers study watermarking?" wants all of them, not the four a fixed top-k retrieved, and
 not a model's guess at how to enumerate. The papers come from topic selection (the same as
 ``summarize``), each line quotes the paper's sentence that best matches the question, and with
-more than :data:`GROUP_ABOVE` papers the lines are grouped into themes. No LLM is involved, so
-a listing answer is as fast and as grounded with the embedded model as with ``--llm none``.
+more than ``listing_group_above`` papers (a setting) the lines are grouped into themes. No LLM is
+involved, so a listing answer is as fast and as grounded with the embedded model as with
+``--llm none``.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from rag.retrieval.relevance import TermWeights
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
     from rag.records import Paper
+    from rag.settings import AnswerSettings
 
-GROUP_ABOVE = 8
 _CONTRIBUTION = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present|design|develop)", re.I
 )
@@ -61,16 +62,18 @@ def listing_answer(
     found: int | None = None,
     where: str = "",
     vectors: dict | None = None,
+    *,
+    tuning: AnswerSettings,
 ) -> str:
     """A short cited answer: a count, then one line per paper (grouped when there are many).
 
     Each line's sentence is chosen by its terms (no embedding); themes cluster the papers' stored
     vectors (``vectors``, paper id → unit vector) when the retriever gave them.
     """
-    evidence = gather(question, keyed, None, weights, per_paper=5)
+    evidence = gather(question, keyed, None, weights, per_paper=5, tuning=tuning)
     lines = {e.key: _line(e) for e in evidence}
     head = listing_head(topic, len(keyed), found, where)
-    if len(keyed) <= GROUP_ABOVE:
+    if len(keyed) <= tuning.listing_group_above:
         return "\n".join([head, *lines.values()])
     from rag.answer.summarize import group_by_theme
 

@@ -192,7 +192,7 @@ class AnswerChain:
         weights = self.retriever.term_weights(lexical_terms(run.standalone))
         text = listing_answer(
             run.standalone, topic, run.context, self.retriever.embedder, weights,
-            found=run.found, where=where, vectors=selection.vectors,
+            found=run.found, where=where, vectors=selection.vectors, tuning=self.settings.answer,
         )  # fmt: skip
         return _Draft(text, "listing")
 
@@ -219,7 +219,7 @@ class AnswerChain:
         """Each retrieved paper's best sentences for the question, and whether they answer it."""
         weights = self.retriever.term_weights(lexical_terms(run.standalone))
         keyed = assign_keys(run.hits)
-        return ev.gather(run.standalone, keyed, self.retriever.embedder, weights)
+        return ev.gather(run.standalone, keyed, self.retriever.embedder, weights, tuning=self.settings.answer)
 
     def draft(self, run: _AskTrace, asked: str, on_token: OnToken | None) -> _Draft:
         """The model's answer from the evidence, or the quoted evidence when the model has
@@ -249,7 +249,8 @@ class AnswerChain:
         # Figures are checked here; whether each sentence is supported, attribution decides.
         papers = list(run.context.values())
         withheld = invented_figures(text, asked, papers) or invented_names(text, papers)
-        attributed = attribute(text, run.context, english=not needs_translation(asked))
+        english = not needs_translation(asked)
+        attributed = attribute(text, run.context, english, tuning=self.settings.answer)
         if withheld is None and not attributed.text:
             withheld = "no sentence of the draft is supported by a retrieved paper"
         if withheld is None and not ev.names_what_is_asked(attributed.text, asked, run.evidence):

@@ -30,13 +30,7 @@ from rag.text import coined_names, has_name, lexical_sequence, lexical_terms
 if TYPE_CHECKING:
     from rag.records import Hit, Paper
     from rag.retrieval import PaperSearch
-    from rag.settings import Settings
-
-RARE_SHARE = 0.01  # a term in at most 1% of the chunks (and at most RARE_MAX) is a name
-RARE_MAX = 25
-# A coined name is a name when at most this many candidate papers write it ("TraCeS": one; a
-# benchmark every candidate evaluates on, like "ImageNet", is not evidence of one paper).
-COINED_MAX = 3
+    from rag.settings import RetrievalSettings
 
 
 @dataclass(frozen=True)
@@ -49,11 +43,14 @@ class TermWeights:
     coined: frozenset[str] = frozenset()  # the query's coined names few candidates write
 
     @classmethod
-    def from_counts(cls, terms: Iterable[str], df: dict[str, int], total: int) -> TermWeights:
-        """BM25's IDF per term; a term no chunk contains gets the highest weight of all."""
+    def from_counts(
+        cls, terms: Iterable[str], df: dict[str, int], total: int, tuning: RetrievalSettings
+    ) -> TermWeights:
+        """BM25's IDF per term; a term no chunk contains gets the highest weight of all. A term in
+        at most ``tuning.rare_term_share`` of the chunks (and ``rare_term_max``) is a name."""
         total = max(total, 1)
         weights = {t: math.log(1 + (total - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
-        limit = min(RARE_MAX, max(2, round(RARE_SHARE * total)))
+        limit = min(tuning.rare_term_max, max(2, round(tuning.rare_term_share * total)))
         rare = frozenset(t for t in weights if 0 < df.get(t, 0) <= limit)
         return cls(weights, rare, frozenset(t for t in weights if not df.get(t, 0)))
 
@@ -67,7 +64,7 @@ class Relevance:
     similarity: float
     phrase: bool = False  # the query's terms occur in the paper as one phrase, in order
 
-    def is_relevant(self, settings: Settings) -> bool:
+    def is_relevant(self, settings: RetrievalSettings) -> bool:
         """The ask-time decision: a name match, a strong dense match, or shared weighted terms."""
         return (
             bool(self.names)
@@ -120,18 +117,21 @@ def name_matches(query: str, terms: Iterable[str], paper_text: str, weights: Ter
     )  # fmt: skip
 
 
-def with_coined(weights: TermWeights, query: str, candidates: Iterable[str]) -> TermWeights:
+def with_coined(
+    weights: TermWeights, query: str, candidates: Iterable[str], tuning: RetrievalSettings
+) -> TermWeights:
     """``weights`` knowing which coined names of ``query`` are rare among the ``candidates``' texts.
 
     The lexical index only knows stems ("TraCeS" is counted as the common "trace"), so a coined
     name's rarity is judged on the candidates retrieved for the query, written as the query
-    writes it.
+    writes it: a name when at most ``tuning.coined_name_max`` of them write it ("TraCeS": one; a
+    benchmark every candidate evaluates on, like "ImageNet", is not evidence of one paper).
     """
     names = coined_names(query)
     if not names:
         return weights
     texts = list(candidates)
-    rare = frozenset(n for n in names if sum(has_name(t, n) for t in texts) <= COINED_MAX)
+    rare = frozenset(n for n in names if sum(has_name(t, n) for t in texts) <= tuning.coined_name_max)
     return replace(weights, coined=rare)
 
 

@@ -24,11 +24,10 @@ from rag.records import Hit, Paper
 from rag.retrieval import MODES
 from rag.retrieval.relevance import TermWeights, judge, with_coined
 from rag.retrieval.topics import TopicSelection, rank_topic
-from rag.settings import Settings
+from rag.settings import RetrievalSettings, Settings
 from rag.text import checked_query, lexical_terms
 
 __all__ = ["MODES", "Retriever"]
-RRF_K = 60  # the constant from Cormack et al. (2009); robust across collections
 
 
 def metadata_filter(venue: str | list[str] | None, year: int | None) -> dict | None:
@@ -68,6 +67,8 @@ class _Collection:
 
 @dataclass
 class _Candidate:
+    """One paper found by a search, represented by its best chunk, with what each ranking said."""
+
     chunk_id: str
     meta: dict
     source: _Collection
@@ -103,6 +104,97 @@ def _search_part(
     if mode in ("bm25", "hybrid"):
         lexical = [(score, cid, source) for cid, score in source.lexical.search(query, n)]
     return dense, lexical
+
+
+def merge_parts(found: Sequence[tuple[list[Row], list[Row]]], n: int) -> tuple[list[Row], list[Row]]:
+    """The best ``n`` dense and the best ``n`` BM25 chunks over all the collections searched.
+
+    Each collection gave its best n; the best n overall are among them (exact for dense, whose
+    cosines one embedding model makes comparable; BM25 scores are each collection's own).
+    """
+    dense = sorted((row for rows, _ in found for row in rows), key=lambda row: -row[0])[:n]
+    lexical = sorted((row for _, rows in found for row in rows), key=lambda row: -row[0])[:n]
+    return dense, lexical
+
+
+def paper_candidates(
+    dense: list[Row], lexical: list[Row], metas: dict[tuple[_Collection, str], dict], where: dict | None
+) -> list[_Candidate]:
+    """One candidate per paper, in first-found order, each with its rank in each ranking.
+
+    A paper is represented by its best dense chunk, and ranked by the first of its chunks in each
+    ranking (ranks count papers, not chunks). A paper only BM25 found is added after the dense
+    ones when it passes the venue/year filter (Chroma applied ``where`` to dense results only).
+    Only the rankings the mode asked for were searched, so every candidate has a rank in them.
+    """
+    papers: dict[str, _Candidate] = {}
+    rank = 0
+    for similarity, chunk_id, source in dense:
+        meta = metas.get((source, chunk_id))
+        if meta is None:
+            continue  # deleted between the two requests by an ingest
+        pid = str(meta["paper_id"])
+        if pid not in papers:
+            rank += 1
+            papers[pid] = _Candidate(chunk_id, meta, source, similarity=similarity, dense_rank=rank)
+    rank = 0
+    for score, chunk_id, source in lexical:
+        pid = chunk_id.rsplit("#", 1)[0]
+        candidate = papers.get(pid)
+        if candidate is None:
+            meta = metas.get((source, chunk_id))
+            if meta is None or not _matches(meta, where):
+                continue  # filtered out, or the lexical index is ahead of a store being rewritten
+            candidate = papers[pid] = _Candidate(chunk_id, meta, source)
+        if candidate.bm25_rank is None:
+            rank += 1
+            candidate.bm25, candidate.bm25_rank = score, rank
+    return list(papers.values())
+
+
+def is_relevant(
+    candidate: _Candidate,
+    query: str,
+    terms: list[str],
+    weights: TermWeights,
+    best: float,
+    tuning: RetrievalSettings,
+) -> bool:
+    """Per-paper relevance (:mod:`rag.retrieval.relevance`): a name of the question found in the
+    paper keeps it; otherwise it must be within ``similarity_margin`` of the ``best`` match and
+    pass the relevance decision (a strong dense match, or a fair one with shared weighted terms)."""
+    relevance = judge(query, terms, paper_from_metadata(candidate.meta), candidate.similarity, weights)
+    if relevance.names:
+        return True
+    margin_ok = (candidate.similarity or 0.0) >= best - tuning.similarity_margin
+    return margin_ok and relevance.is_relevant(tuning)
+
+
+def fused_score(candidate: _Candidate, mode: str, rrf_k: int) -> float:
+    """The candidate's score: reciprocal rank fusion of its dense and BM25 ranks (``hybrid``:
+    1/(rrf_k + rank) per ranking that found it), or the one ranking's own score."""
+    if mode == "dense":
+        return candidate.similarity or 0.0
+    if mode == "bm25":
+        return candidate.bm25 or 0.0
+    return sum(1.0 / (rrf_k + r) for r in (candidate.dense_rank, candidate.bm25_rank) if r is not None)
+
+
+def ranked_hits(candidates: Iterable[_Candidate], mode: str, rrf_k: int) -> list[Hit]:
+    """The candidates as hits, best score first (ties by paper ID, so the order is stable)."""
+    hits = [
+        Hit(
+            paper=paper_from_metadata(candidate.meta),
+            score=fused_score(candidate, mode, rrf_k),
+            similarity=candidate.similarity,
+            bm25=candidate.bm25,
+            text=str(candidate.meta.get("abstract", "")),
+            collection=candidate.source.store.name,
+        )
+        for candidate in candidates
+    ]
+    hits.sort(key=lambda h: (-h.score, h.paper.id))
+    return hits
 
 
 class Retriever:
@@ -160,7 +252,7 @@ class Retriever:
             total += n
             for term, count in counts.items():
                 df[term] = df.get(term, 0) + count
-        return TermWeights.from_counts(terms, df, total)
+        return TermWeights.from_counts(terms, df, total, self.settings.retrieval)
 
     def select_topic(
         self, topic: str, venue: str | None = None, year: int | None = None, expansions: Sequence[str] = ()
@@ -193,7 +285,8 @@ class Retriever:
                 vectors.append(table.vectors[keep])
                 terms += [table.terms[i] for i in keep]
         matrix = np.concatenate(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
-        ranking = rank_topic(self.embedder, topic, matrix, terms, acronyms, expansions)
+        tuning = self.settings.topics
+        ranking = rank_topic(self.embedder, topic, matrix, terms, acronyms, expansions, tuning=tuning)
         chosen = [rows[i] for i in ranking.order]
         metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in chosen])
         hits, vectors = [], {}
@@ -234,14 +327,19 @@ class Retriever:
         venue: str | None = None,
         year: int | None = None,
     ) -> list[Hit]:
-        """Papers for ``query``, best first; ``venue`` (any case) and ``year`` keep matching entries only."""
+        """Papers for ``query``, best first; ``venue`` (any case) and ``year`` keep matching entries only.
+
+        The steps: check the request; search every collection for its best chunks in each ranking
+        (dense and BM25) and merge them (:func:`merge_parts`); make one candidate per paper
+        (:func:`paper_candidates`) and give each its dense similarity; with the ``floor``, keep
+        the relevant ones (:meth:`_relevant`); score and rank them (:func:`ranked_hits`).
+        """
         query = checked_query(query, "query")
         if mode not in MODES:
             raise BadInput(f"unknown retrieval mode {mode!r} (use {', '.join(MODES)})")
         k = k or self.settings.top_k
         pool = pool or max(4 * k, 20)
         query_vector = self.embedder.embed_query(query)
-        papers: dict[str, _Candidate] = {}
         venue = venue or self.settings.venue
         spellings = self.venue_spellings(venue) if venue else None
         if spellings == []:
@@ -252,66 +350,12 @@ class Retriever:
         found = self._map(
             lambda source: _search_part(source, query, query_vector, mode, n, where), self._parts
         )
-        # Each collection gave its best n; the best n overall are among them (exact for dense).
-        dense = sorted((row for rows, _ in found for row in rows), key=lambda row: -row[0])[:n]
-        lexical = sorted((row for _, rows in found for row in rows), key=lambda row: -row[0])[:n]
-        metas = self._metadata(dense + lexical)
-        rank = 0
-        for similarity, chunk_id, source in dense:
-            meta = metas.get((source, chunk_id))
-            if meta is None:
-                continue  # deleted between the two requests by an ingest
-            pid = str(meta["paper_id"])
-            if pid not in papers:
-                rank += 1
-                papers[pid] = _Candidate(chunk_id, meta, source, similarity=similarity, dense_rank=rank)
-        rank = 0
-        for score, chunk_id, source in lexical:
-            pid = chunk_id.rsplit("#", 1)[0]
-            candidate = papers.get(pid)
-            if candidate is None:
-                meta = metas.get((source, chunk_id))
-                if meta is None or not _matches(meta, where):
-                    continue  # filtered out, or the lexical index is ahead of a store being rewritten
-                candidate = papers[pid] = _Candidate(chunk_id, meta, source)
-            if candidate.bm25_rank is None:
-                rank += 1
-                candidate.bm25, candidate.bm25_rank = score, rank
-        self._fill_similarity(papers, query_vector)
-
-        hits = []
-        query_terms = lexical_terms(query)
-        weights = self.term_weights(query_terms) if floor else None
-        if weights is not None:
-            shown = (paper_from_metadata(c.meta) for c in papers.values())
-            weights = with_coined(weights, query, (f"{p.title} {p.label} {p.abstract}" for p in shown))
-        best = max((c.similarity or 0.0 for c in papers.values()), default=0.0)
-        for candidate in papers.values():
-            if (mode == "dense" and candidate.dense_rank is None) or (
-                mode == "bm25" and candidate.bm25_rank is None
-            ):
-                continue
-            if weights is not None and not self._relevant(candidate, query, query_terms, weights, best):
-                continue
-            score = sum(
-                1.0 / (RRF_K + r) for r in (candidate.dense_rank, candidate.bm25_rank) if r is not None
-            )
-            if mode == "dense":
-                score = candidate.similarity or 0.0
-            elif mode == "bm25":
-                score = candidate.bm25 or 0.0
-            hits.append(
-                Hit(
-                    paper=paper_from_metadata(candidate.meta),
-                    score=score,
-                    similarity=candidate.similarity,
-                    bm25=candidate.bm25,
-                    text=str(candidate.meta.get("abstract", "")),
-                    collection=candidate.source.store.name,
-                )
-            )
-        hits.sort(key=lambda h: (-h.score, h.paper.id))
-        return hits[:k]
+        dense, lexical = merge_parts(found, n)
+        candidates = paper_candidates(dense, lexical, self._metadata(dense + lexical), where)
+        self._fill_similarity(candidates, query_vector)
+        if floor:
+            candidates = self._relevant(query, candidates)
+        return ranked_hits(candidates, mode, self.settings.rrf_k)[:k]
 
     def _map(self, work: Callable[[_S], _T], items: list[_S]) -> list[_T]:
         """``work`` on each collection's part; several run in threads (Chroma releases the GIL)."""
@@ -324,24 +368,26 @@ class Retriever:
         pairs = zip(groups, found, strict=True)
         return {(source, cid): meta for (source, _), got in pairs for cid, meta in got.items()}
 
-    def _relevant(
-        self, candidate: _Candidate, query: str, terms: list[str], weights: TermWeights, best: float
-    ) -> bool:
-        """Per-paper relevance (rag.retrieval.relevance), plus the margin below the best match."""
-        relevance = judge(query, terms, paper_from_metadata(candidate.meta), candidate.similarity, weights)
-        if relevance.names:
-            return True
-        margin_ok = (candidate.similarity or 0.0) >= best - self.settings.similarity_margin
-        return margin_ok and relevance.is_relevant(self.settings)
+    def _relevant(self, query: str, candidates: list[_Candidate]) -> list[_Candidate]:
+        """The candidates relevant to ``query`` (:func:`is_relevant`), judged with the terms'
+        weights over the collections searched; which coined names of the query are rare is
+        judged on the candidates themselves (:func:`rag.retrieval.relevance.with_coined`)."""
+        tuning = self.settings.retrieval
+        terms = lexical_terms(query)
+        shown = (paper_from_metadata(c.meta) for c in candidates)
+        texts = (f"{p.title} {p.label} {p.abstract}" for p in shown)
+        weights = with_coined(self.term_weights(terms), query, texts, tuning)
+        best = max((c.similarity or 0.0 for c in candidates), default=0.0)
+        return [c for c in candidates if is_relevant(c, query, terms, weights, best, tuning)]
 
-    def _fill_similarity(self, papers: dict[str, _Candidate], query_vector: list[float]) -> None:
+    def _fill_similarity(self, candidates: list[_Candidate], query_vector: list[float]) -> None:
         """Dense similarity for candidates that only BM25 found, so one floor applies to all."""
         import numpy as np
 
-        groups = _by_source((c for c in papers.values() if c.similarity is None), lambda c: c.source)
+        groups = _by_source((c for c in candidates if c.similarity is None), lambda c: c.source)
         found = self._map(lambda group: group[0].store.vectors([c.chunk_id for c in group[1]]), groups)
-        for (_, candidates), vectors in zip(groups, found, strict=True):
-            for candidate in candidates:
+        for (_, members), vectors in zip(groups, found, strict=True):
+            for candidate in members:
                 vector = vectors.get(candidate.chunk_id)
                 if vector is not None:
                     candidate.similarity = float(np.dot(vector, query_vector))

@@ -26,8 +26,10 @@ conference's subfield. So selection learns the subfield from the collection at q
    the topic must also be nearer to it than the median paper to be core, a selected paper must
    be clearly nearer than the median, and no topic takes more than a quarter of the papers.
 
-The weights were chosen on the subfield benchmark's dev conferences (ICLR 2018/2020/2022,
-``eval/subfields-dev.jsonl``); the test conferences (ICLR 2017/2021/2023) are report-only.
+The numbers (the weights, thresholds and fence above) are settings (``topic_*``,
+:class:`rag.settings.TopicSettings`, passed down as ``tuning``); they were chosen on the subfield
+benchmark's dev conferences (ICLR 2018/2020/2022, ``eval/subfields-dev.jsonl``); the test
+conferences (ICLR 2017/2021/2023) are report-only.
 """
 
 from __future__ import annotations
@@ -45,22 +47,7 @@ if TYPE_CHECKING:
 
     from rag.index.embeddings import Embedder
     from rag.records import Hit
-
-CORE_Z = 2.0  # a core paper's dense match: this many robust standard deviations above the collection
-CORE_COVERAGE = 0.67  # ... with at least this share of the topic's IDF-weighted terms
-STRONG_SIMILARITY = 0.5  # ... or this cosine on its own (a topic named in no paper's words)
-NEIGHBOURS = 5  # core papers a paper is compared with
-RARE_SHARE = 0.01  # a topic term in at most 1% of the papers is a name
-NEAR_Z = 0.5  # a paper below this dense match (robust z) is never on the topic, whatever its neighbours
-MAX_SHARE = 0.25  # the largest share of a collection's papers one topic selects (beyond its core)
-MIN_CORE = 3  # a smaller core is the whole selection: too few papers to learn a subfield from
-MIN_CORE_SMALL = 5  # ... in a list of under SMALL papers, whose score spread is itself noisy
-SMALL = 300  # papers: below this, a list is short (the bundled 57), and the conference guards are off
-FENCE = 1.5  # where to stop: this many interquartile ranges below the core's first quartile (Tukey)
-EXPANSION_Z = 1.5  # a model-named term counts when its papers' median dense match is this far up
-VOCABULARY = 20  # words and word pairs learned from the core (its vocabulary) that score a paper
-VOCABULARY_SHARE = 0.1  # ... each in at least this share of the core (and at least 3 core papers)
-WEIGHTS = {"topic": 1.0, "neighbours": 1.5, "coverage": 1.0, "phrase": 1.0, "vocabulary": 0.5}
+    from rag.settings import TopicSettings
 
 
 @dataclass
@@ -113,11 +100,15 @@ def _with_pairs(terms: list[str]) -> set[str]:
 
 
 def _uses_any(
-    expansions: Sequence[list[str]], terms: list[list[str]], term_sets: list[set], z_topic: np.ndarray
+    expansions: Sequence[list[str]],
+    terms: list[list[str]],
+    term_sets: list[set],
+    z_topic: np.ndarray,
+    tuning: TopicSettings,
 ) -> np.ndarray:
     """Papers using one of the distinctive ``expansions`` (as a phrase). A small model's terms are
     often off the subfield ("batch normalization" for continual learning), so a term counts only
-    when the papers using it are, at the median, clearly near the topic (EXPANSION_Z); a term in
+    when the papers using it are, at the median, clearly near the topic (``topic_expansion_z``); a term in
     more than a tenth of the papers, or in fewer than two, is ignored: too general, or a guess."""
     import numpy as np
 
@@ -129,12 +120,14 @@ def _uses_any(
         has = np.array([all(t in present for t in phrase) for present in term_sets])
         if len(phrase) > 1:
             has &= np.array([bool(h) and _phrase_in(phrase, terms[i]) for i, h in enumerate(has)])
-        if 2 <= has.sum() <= max(0.1 * n, 10) and float(np.median(z_topic[has])) > EXPANSION_Z:
+        if 2 <= has.sum() <= max(0.1 * n, 10) and float(np.median(z_topic[has])) > tuning.expansion_z:
             found |= has
     return found
 
 
-def core_vocabulary(core: np.ndarray, terms: list[list[str]]) -> tuple[np.ndarray, list[str]]:
+def core_vocabulary(
+    core: np.ndarray, terms: list[list[str]], tuning: TopicSettings
+) -> tuple[np.ndarray, list[str]]:
     """(score per paper, the terms) of the subfield's vocabulary, learned from its core papers.
 
     The words and word pairs most over-represented in the core relative to the collection
@@ -152,7 +145,7 @@ def core_vocabulary(core: np.ndarray, terms: list[list[str]]) -> tuple[np.ndarra
     in_core: Counter[str] = Counter()
     for i in members:
         in_core.update(_with_pairs(terms[i]))
-    least = max(3, VOCABULARY_SHARE * m)
+    least = max(3, tuning.vocabulary_share * m)
     wanted = {t: c for t, c in in_core.items() if c >= least}
     if not wanted:
         return np.zeros(n), []
@@ -166,7 +159,7 @@ def core_vocabulary(core: np.ndarray, terms: list[list[str]]) -> tuple[np.ndarra
         share, base = c / m, df[t] / n
         if share >= 2 * base:
             ranked.append((share * math.log(share / base), t))
-    chosen = [t for _, t in sorted(ranked, reverse=True)[:VOCABULARY]]
+    chosen = [t for _, t in sorted(ranked, reverse=True)[: tuning.vocabulary]]
     idf = {t: math.log(n / df[t]) for t in chosen}
     score = np.array([sum(idf[t] for t in chosen if t in present) for present in paper_sets])
     return score, chosen
@@ -178,6 +171,8 @@ def score_papers(
     vectors: np.ndarray,
     terms: list[list[str]],
     expansions: Sequence[list[str]] = (),
+    *,
+    tuning: TopicSettings,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """(score per paper, core mask, details) for a topic over one table of papers.
 
@@ -220,47 +215,50 @@ def score_papers(
     z_topic = _robust_z(similarity)
     # A rare term of the topic ("bandit" in a few papers, a method's name) found in a paper that
     # is nearer the topic than most is a name match, as in the ask-time relevance decision.
-    rare = [t for t, d in df.items() if 0 < d <= max(2, RARE_SHARE * n)]
+    rare = [t for t, d in df.items() if 0 < d <= max(2, tuning.rare_share * n)]
     named = np.array([any(t in present for t in rare) for present in term_sets]) & (z_topic > 0)
     # A topic's words in a paper less similar to the topic than the collection's median paper are
     # a passing mention ("interpretable" in a paper on something else), not the paper's subject.
     # (In a short list the median is no yardstick: there every paper naming the topic counts.)
-    meant = z_topic > 0 if n >= SMALL else np.ones(n, dtype=bool)
-    core = ((phrase | named) & meant) | ((coverage >= CORE_COVERAGE) & (z_topic > CORE_Z))
-    core |= _uses_any(expansions, terms, term_sets, z_topic) & (z_topic > 0)
+    meant = z_topic > 0 if n >= tuning.small_list else np.ones(n, dtype=bool)
+    core = ((phrase | named) & meant) | ((coverage >= tuning.core_coverage) & (z_topic > tuning.core_z))
+    core |= _uses_any(expansions, terms, term_sets, z_topic, tuning) & (z_topic > 0)
     if not core.any():
-        core = similarity >= STRONG_SIMILARITY
+        core = similarity >= tuning.strong_similarity
     if not core.any():
         return np.full(n, -np.inf), core, {"similarity": similarity}
     members = np.flatnonzero(core)
     near = vectors @ vectors[members].T
     near[members, np.arange(len(members))] = -np.inf  # a core paper is not its own neighbour
-    k = min(NEIGHBOURS, len(members))
+    k = min(tuning.neighbours, len(members))
     top = np.sort(near, axis=1)[:, -k:]
     top[~np.isfinite(top)] = 0.0
     neighbours = top.mean(axis=1)
     score = (
-        WEIGHTS["topic"] * z_topic
-        + WEIGHTS["neighbours"] * _robust_z(neighbours)
-        + WEIGHTS["coverage"] * coverage
-        + WEIGHTS["phrase"] * phrase
+        tuning.weight_topic * z_topic
+        + tuning.weight_neighbours * _robust_z(neighbours)
+        + tuning.weight_coverage * coverage
+        + tuning.weight_phrase * phrase
     )
     vocabulary: list[str] = []
-    if len(members) >= MIN_CORE:
-        uses, vocabulary = core_vocabulary(core, terms)
-        score = score + WEIGHTS["vocabulary"] * _robust_z(uses)
+    if len(members) >= tuning.min_core:
+        uses, vocabulary = core_vocabulary(core, terms, tuning)
+        score = score + tuning.weight_vocabulary * _robust_z(uses)
     return score, core, {"similarity": similarity, "z": z_topic, "vocabulary": vocabulary}
 
 
-def selected(score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = None) -> np.ndarray:
+def selected(
+    score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = None, *, tuning: TopicSettings
+) -> np.ndarray:
     """Indices on the topic, best first: every core paper, and every paper scoring above Tukey's
     lower fence of the core's scores that is clearly nearer the topic than the collection's median
-    paper (``z_topic`` > NEAR_Z; in a conference)."""
+    paper (``z_topic`` > ``topic_near_z``; in a conference)."""
     import numpy as np
 
     if not core.any():
         return np.zeros(0, dtype=int)
-    if core.sum() < (MIN_CORE_SMALL if len(score) < SMALL else MIN_CORE):  # too few to learn from
+    small = len(score) < tuning.small_list  # a short list: the conference guards are off
+    if core.sum() < (tuning.min_core_small if small else tuning.min_core):  # too few to learn from
         members = np.flatnonzero(core)
         return members[np.argsort(-score[members], kind="stable")]
     inside = score[core]
@@ -268,15 +266,15 @@ def selected(score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = N
     # Tukey's lower fence of the core's own scores: a paper scoring within the core's usual
     # spread is on the topic. (The weakest core paper is no stop: it may name the topic in passing,
     # and a tight core would stop before the papers that only speak the subfield's language.)
-    floor = low - FENCE * (high - low)
-    near = np.ones(len(score), dtype=bool) if z_topic is None or len(score) < SMALL else z_topic > NEAR_Z
+    floor = low - tuning.fence * (high - low)
+    near = np.ones(len(score), dtype=bool) if z_topic is None or small else z_topic > tuning.near_z
     chosen = np.flatnonzero(((score >= floor) & near) | core)
     ranked = chosen[np.argsort(-score[chosen], kind="stable")]
     # A subfield is a part of a conference, not most of it: when the stop would take more than
-    # MAX_SHARE of the papers, the core was diluted by passing mentions; keep the best of them.
-    if len(score) < SMALL:
+    # ``topic_max_share`` of the papers, the core was diluted by passing mentions; keep the best of them.
+    if small:
         return ranked
-    return ranked[: max(int(core.sum()), int(MAX_SHARE * len(score)))]
+    return ranked[: max(int(core.sum()), int(tuning.max_share * len(score)))]
 
 
 @dataclass(frozen=True)
@@ -311,12 +309,15 @@ def rank_topic(
     terms: list[list[str]],
     acronyms: dict[str, tuple[str, int]] | None = None,
     expansions: Sequence[str] = (),
+    *,
+    tuning: TopicSettings,
 ) -> Ranking:
     """Select the papers (rows of ``vectors``/``terms``) on ``topic``; see the module docstring.
 
     ``acronyms`` are those the collection defines (``RL`` → reinforcement learning): a topic
     written with them also matches the papers that spell them out. ``expansions`` are the
-    subfield's terms as a model named them (see :func:`score_papers`).
+    subfield's terms as a model named them (see :func:`score_papers`); ``tuning`` is
+    ``settings.topics``.
     """
     import numpy as np
 
@@ -328,5 +329,6 @@ def rank_topic(
     part_vectors /= np.maximum(np.linalg.norm(part_vectors, axis=1, keepdims=True), 1e-9)
     extra = [lexical_sequence(e) for e in expansions]
     parts_terms = [lexical_sequence(p) for p in parts]
-    score, core, details = score_papers(part_vectors, parts_terms, vectors, terms, extra)
-    return Ranking(selected(score, core, details.get("z")), score, details["similarity"], int(core.sum()))
+    score, core, details = score_papers(part_vectors, parts_terms, vectors, terms, extra, tuning=tuning)
+    order = selected(score, core, details.get("z"), tuning=tuning)
+    return Ranking(order, score, details["similarity"], int(core.sum()))

@@ -17,6 +17,7 @@ from rag.answer.check import (
     read_draft,
 )
 from rag.errors import CitelineError
+from rag.settings import AnswerSettings
 from tests.fakes import FakeRetriever, paper
 
 WATERMARK = dataclasses.replace(
@@ -45,7 +46,9 @@ PAPERS = [WATERMARK, PRUNING]
 
 def _check(text: str, kind: str = "md", bib: str | None = None):
     retriever = FakeRetriever(PAPERS)
-    return Checker(retriever, lambda: PAPERS).check(text, kind, parse_bib(bib) if bib else None)
+    return Checker(retriever, lambda: PAPERS, AnswerSettings()).check(
+        text, kind, parse_bib(bib) if bib else None
+    )
 
 
 def test_an_own_key_claim_that_paraphrases_its_paper_is_supported_with_the_sentence_and_file_line():

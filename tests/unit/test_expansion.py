@@ -12,9 +12,10 @@ def test_terms_are_parsed_from_lines_commas_bullets_and_parenthesised_abbreviati
         "1. Deep Q-Network (DQN)\n- policy gradient, actor-critic\n* reinforcement learning\n"
         "A sentence that goes on and on forever"
     )
-    assert parse_terms(reply, "Reinforcement Learning") == [
+    assert parse_terms(reply, "Reinforcement Learning", limit=12) == [
         "Deep Q-Network", "DQN", "policy gradient", "actor-critic"
     ]
+    assert parse_terms(reply, "Reinforcement Learning", limit=2) == ["Deep Q-Network", "DQN"]
 
 
 def test_a_topics_terms_are_asked_once_then_read_from_the_cache(tmp_path):

@@ -67,19 +67,25 @@ def test_quoted_evidence_the_model_says_does_not_answer_is_not_shown():
 def test_a_which_paper_question_needs_a_sentence_that_says_what_the_paper_does_not_just_a_name():
     from rag.answer import evidence as ev
     from rag.retrieval.relevance import TermWeights
+    from rag.settings import AnswerSettings, RetrievalSettings
     from rag.text import lexical_terms
+
+    tuning = AnswerSettings()
 
     death = paper("s1", "Sparse autoencoder death rates are near zero on GPT-2 and over 70% on AlphaFold3.")
     question = "Which paper proposes a protein structure predictor that outperforms AlphaFold3?"
     terms = lexical_terms(question)
     common = {t: 500 for t in terms} | {"alphafold3": 1}  # the name carries the weight
-    found = ev.gather(question, {"s1": death}, None, TermWeights.from_counts(terms, common, 1000))[0]
-    assert found.support >= ev.ANSWER_COVERAGE and not found.missing  # words alone would quote it
-    assert found.constraint < ev.CONSTRAINT_COVERAGE and not found.answers
+    weights = TermWeights.from_counts(terms, common, 1000, RetrievalSettings())
+    found = ev.gather(question, {"s1": death}, None, weights, tuning=tuning)[0]
+    assert found.support >= tuning.answer_coverage and not found.missing  # words alone would quote it
+    assert found.constraint < tuning.constraint_coverage and not found.answers
     asked = "Which paper measures sparse autoencoder death rates on AlphaFold3?"
     terms = lexical_terms(asked)
-    weights = TermWeights.from_counts(terms, {t: 500 for t in terms} | {"alphafold3": 1}, 1000)
-    assert ev.gather(asked, {"s1": death}, None, weights)[0].answers
+    weights = TermWeights.from_counts(
+        terms, {t: 500 for t in terms} | {"alphafold3": 1}, 1000, RetrievalSettings()
+    )
+    assert ev.gather(asked, {"s1": death}, None, weights, tuning=tuning)[0].answers
 
 
 def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer():

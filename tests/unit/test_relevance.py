@@ -2,9 +2,12 @@
 
 from rag.retrieval.relevance import TermWeights, compounds_of, has_phrase, judge, topic_of
 from rag.retrieval.topics import topic_parts
+from rag.settings import RetrievalSettings
 from rag.text import lexical_sequence, lexical_terms
 
 from ..fakes import paper
+
+TUNING = RetrievalSettings()  # the defaults
 
 GPT2 = paper("p1", "Death rates are near zero on GPT-2 and over 70% on AlphaFold3.")
 ADA = paper(
@@ -15,7 +18,7 @@ ADA = paper(
 def _weights(query, papers):
     terms = lexical_terms(query)
     docs = [set(lexical_terms(p.abstract)) for p in papers]
-    return terms, TermWeights.from_counts(terms, {t: sum(t in d for d in docs) for t in terms}, 200)
+    return terms, TermWeights.from_counts(terms, {t: sum(t in d for d in docs) for t in terms}, 200, TUNING)
 
 
 def test_a_versioned_name_matches_only_whole():
@@ -59,9 +62,9 @@ def test_a_coined_name_whose_stem_is_a_common_word_is_still_a_name_match():
     logs = paper("t2", "We study execution traces of agents.")
     query = "What is TraCeS short for?"
     terms = lexical_terms(query)
-    common = TermWeights.from_counts(terms, {"trace": 150, "short": 40}, 200)  # "trace" is everywhere
+    common = TermWeights.from_counts(terms, {"trace": 150, "short": 40}, 200, TUNING)  # "trace" is everywhere
     assert judge(query, terms, traces, 0.1, common).names == ()  # the stem alone is no name
-    weights = with_coined(common, query, [traces.abstract, logs.abstract])
+    weights = with_coined(common, query, [traces.abstract, logs.abstract], TUNING)
     assert judge(query, terms, traces, 0.1, weights).names == ("TraCeS",)
     assert judge(query, terms, logs, 0.1, weights).names == ()
 
@@ -72,5 +75,5 @@ def test_a_coined_name_many_candidates_write_is_not_evidence_of_one_paper():
     query = "What accuracy does TraCeS reach on ImageNet?"
     terms = lexical_terms(query)
     texts = [f"Paper {n} evaluates on ImageNet." for n in range(5)]
-    weights = with_coined(TermWeights.from_counts(terms, {}, 200), query, texts)
+    weights = with_coined(TermWeights.from_counts(terms, {}, 200, TUNING), query, texts, TUNING)
     assert weights.coined == frozenset({"TraCeS"})

@@ -8,9 +8,12 @@ import itertools
 import numpy as np
 
 from rag.retrieval.topics import rank_topic, selected, topic_parts
+from rag.settings import Settings, TopicSettings
 from rag.text import lexical_sequence
 
 from ..fakes import FakeEmbedder, paper
+
+TUNING = TopicSettings()  # the defaults
 
 NAMED = [
     paper("n0", "Graph neural networks pass messages over node features to predict molecule properties."),
@@ -45,7 +48,7 @@ def _rank(topic: str, papers):
     embedder = FakeEmbedder()
     vectors = np.asarray([embedder.embed_query(f"{p.title} {p.abstract}") for p in papers], np.float32)
     terms = [lexical_sequence(f"{p.title} {p.abstract}") for p in papers]
-    ranking = rank_topic(embedder, topic, vectors, terms)
+    ranking = rank_topic(embedder, topic, vectors, terms, tuning=TUNING)
     return [papers[i].id for i in ranking.order], ranking
 
 
@@ -69,9 +72,17 @@ def test_too_small_a_core_is_the_whole_selection():
 def test_the_stop_ignores_a_core_paper_far_below_the_rest_of_the_core():
     score = np.array([10.0, 9.5, 9.0, 9.2, 9.4, -20.0, 5.0, 1.0])
     core = np.array([True, True, True, True, True, True, False, False])
-    order = selected(score, core)
+    order = selected(score, core, tuning=TUNING)
     assert list(order[:5]) == [0, 1, 4, 3, 2] and 5 in order  # the outlier stays (it names the topic)
     assert 6 not in order and 7 not in order  # a fence, not the outlier, sets the stop
+
+
+def test_a_wider_fence_setting_moves_the_stop_down():
+    score = np.array([10.0, 9.5, 9.0, 9.2, 9.4, -20.0, 5.0, 1.0])
+    core = np.array([True, True, True, True, True, True, False, False])
+    wide = Settings(topic_fence=10.0).topics  # the core's quartiles are 9.05 and 9.475
+    order = selected(score, core, tuning=wide)
+    assert 6 in order and 7 not in order
 
 
 def test_topic_parts_split_alternatives_and_borrow_the_head_noun():
@@ -112,11 +123,15 @@ def test_a_paper_using_a_term_the_model_named_joins_the_core_but_a_common_term_d
     embedder = FakeEmbedder()
     vectors = np.asarray([embedder.embed_query(f"{p.title} {p.abstract}") for p in papers], np.float32)
     terms = [lexical_sequence(f"{p.title} {p.abstract}") for p in papers]
-    plain = rank_topic(embedder, "graph neural networks", vectors, terms)
-    helped = rank_topic(embedder, "graph neural networks", vectors, terms, expansions=["message passing"])
+    plain = rank_topic(embedder, "graph neural networks", vectors, terms, tuning=TUNING)
+    helped = rank_topic(
+        embedder, "graph neural networks", vectors, terms, expansions=["message passing"], tuning=TUNING
+    )
     assert helped.core == plain.core + 2  # m1 and m2 pass messages
     # "accuracy" is in every paper: a guess that general adds nothing.
-    general = rank_topic(embedder, "graph neural networks", vectors, terms, expansions=["higher accuracy"])
+    general = rank_topic(
+        embedder, "graph neural networks", vectors, terms, expansions=["higher accuracy"], tuning=TUNING
+    )
     assert general.core == plain.core
 
 
@@ -126,6 +141,6 @@ def test_the_core_vocabulary_ranks_a_paper_speaking_it_above_one_that_does_not()
     papers = NAMED + VOCABULARY + OTHER
     terms = [lexical_sequence(f"{p.title} {p.abstract}") for p in papers]
     core = np.array([p.id in {"n0", "n1", "n2", "n3", "n4", "n5"} for p in papers])
-    uses, words = core_vocabulary(core, terms)
+    uses, words = core_vocabulary(core, terms, TUNING)
     assert "node" in words and "accuraci" not in words
     assert uses[papers.index(VOCABULARY[1])] > uses[papers.index(OTHER[0])] == 0
