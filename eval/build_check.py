@@ -207,7 +207,159 @@ TEST: list[tuple[str, str, str, str, str]] = [
      "model training reduces reward hacking in RLHF"),
 ]
 
-DEV: list[tuple[str, str, str, str, str]] = []
+DEV: list[tuple[str, str, str, str, str]] = [
+    (ICML_000, "000-01", "correct", "",
+     "GenAlign combines a rubric-based generative reward model, debiased for answer position online, "
+     "with a cheaper policy optimization to align multimodal LLMs with human preferences"),
+    (ICML_000, "000-02", "altered", "number",
+     "AdaSCALE lowers the average FPR@95 on ImageNet-1k relative to OptFS by 14.94% for near-OOD and "
+     "25.28% for far-OOD data"),
+    (ICML_000, "000-03", "wrong", "",
+     "When people act on conformal prediction sets, equalizing set sizes rather than coverage goes "
+     "with fairer downstream decisions"),
+    (ICML_000, "000-04", "correct", "",
+     "Reusing stored low-precision rules from earlier explanations makes Anchors much faster to compute "
+     "without losing fidelity"),
+    (ICML_000, "000-05", "uncited", "",
+     "For DP stochastic convex optimization, privately minimizing a sequence of regularized objectives "
+     "gives near-optimal privacy-utility trade-offs whose guarantees are cheaper to verify than training"),
+    (ICML_000, "000-06", "altered", "direction",
+     "Min-max fine-tuning toward equalized generative treatment gives less fair outcomes than the other "
+     "approaches it was compared with"),
+    (ICML_000, "000-07", "altered", "number",
+     "Feature death in sparse autoencoders exceeds 90% on AlphaFold3 while staying near zero on GPT-2 "
+     "with the same configuration"),
+    (ICML_000, "000-08", "wrong", "",
+     "Solving an MDP with noisy transitions can be equivalent to solving a noise-free MDP with a "
+     "smaller discount factor"),
+    (ICML_000, "000-09", "correct", "",
+     "Adalina approximates semi-values such as the Shapley value in linear time and space and adapts "
+     "to the utility function to lower the mean squared error"),
+    (ICML_000, "000-10", "correct", "",
+     "RedVisor detects prompt injection with a removable adapter on a frozen backbone that reasons "
+     "about the attack, and reuses the KV cache to avoid a second prefill"),
+    (ICML_000, "000-11", "wrong", "",
+     "Networks trained on dihedral multiplication learn a divide-and-conquer algorithm whose neural "
+     "representations correspond to Cayley graphs"),
+    (ICML_000, "000-12", "altered", "method",
+     "ProtoSAC places a prototype-based actor inside PPO so that continuous-control policies become "
+     "interpretable"),
+    (ICML_000, "000-13", "uncited", "",
+     "Statistical profiles of Gaussian splatting parameters and simulated edits let an LLM infer which "
+     "3DGS model was derived from which, without any training"),
+    (ICML_000, "000-14", "altered", "number",
+     "ActHook watermarks agent trajectory datasets with hook actions and reaches a detection AUC of 98.3 "
+     "on Qwen-2.5-Coder-7B"),
+    (ICML_000, "000-15", "wrong", "",
+     "Shrinking the vocabulary through community detection makes token-level watermarks of "
+     "autoregressive audio models robust without fine-tuning the tokenizer"),
+    (ICML_000, "000-16", "correct", "",
+     "AdamW-style Shampoo, which won the external tuning track of AlgoPerf, converges at a rate in the "
+     "nuclear norm that parallels the optimal rate of SGD"),
+    (ICML_000, "000-17", "altered", "number",
+     "MemPot improves detection AUROC against memory extraction attacks by 50% and the true positive "
+     "rate at a low false positive rate by 60%"),
+    (ICML_000, "000-18", "wrong", "",
+     "Linear probes on later-layer activations detect secrets that a fine-tuned LLM hides in its "
+     "outputs with up to 33% higher accuracy than in the base model"),
+    (ICML_000, "000-19", "altered", "direction",
+     "The stability analysis of asynchronous SGD needs Lipschitz continuity and bounded gradient noise "
+     "to bound its excess risk"),
+    (ICML_004, "004-01", "correct", "",
+     "Embedding watermarks in higher-order spherical harmonic coefficients and reading them from an "
+     "invariant bispectrum lets panorama watermarks survive arbitrary 3D rotations"),
+    (ICML_004, "004-02", "uncited", "",
+     "The gap between an RL agent's rational risk in training and in deployment splits into an "
+     "environment-shift part bounded by a Wasserstein distance and a part bounded by Rademacher complexity"),
+    (ICML_004, "004-03", "wrong", "",
+     "A process reward model that scores the security of every step of a code trajectory gives dense "
+     "feedback for vulnerability detection and secure code generation"),
+    (ICML_004, "004-04", "altered", "number",
+     "In 6 vulnerability games, language models trained with RL learn to exploit loopholes to raise "
+     "their reward without being told to"),
+    (ICML_004, "004-05", "correct", "",
+     "RCDP-UCB handles linear dueling bandits with post-serving contexts, delayed feedback and "
+     "adversarial corruption, whatever the delay regime"),
+    (ICML_004, "004-06", "altered", "number",
+     "SOPE was evaluated on 27,216 test cases in which 524 transformed real-world MCP servers attacked "
+     "LLM agents"),
+    (ICML_004, "004-07", "wrong", "",
+     "Seen as implicit Bayesian inference in the kernel regime, test-time training helps only when its "
+     "updates match the prompt's signal-to-noise ratio"),
+    (ICML_004, "004-08", "altered", "direction",
+     "The update-matching objective built for adaptive optimizers gives weaker gradient inversion "
+     "attacks than gradient matching when the model is trained with plain SGD"),
+    (ICML_004, "004-09", "uncited", "",
+     "A scaled-up KSVD dictionary learning algorithm matches sparse autoencoders on SAEBench metrics "
+     "for embeddings of Gemma-2-2B and Pythia-160M"),
+    (C24, "GC4mXVfquq", "altered", "number",
+     "JailBreakV tests multimodal LLMs with 28,000 jailbreak cases built from 3,000 malicious queries"),
+    (C24, "VHhwhmtx3b", "wrong", "",
+     "Attention sinks on ubiquitous separator tokens can hurt the continual learning of pre-trained "
+     "models, and scaling attention toward the other tokens first helps without replay"),
+    (C24, "oRcYFm8vyB", "altered", "number",
+     "Because of the softmax bottleneck, a few API queries suffice to estimate the embedding size of "
+     "gpt-3.5-turbo at about 8192"),
+    (C24, "zSf8PJyQb2", "correct", "",
+     "Circuit faithfulness scores change a lot with seemingly minor choices of ablation method, so they "
+     "reflect the researcher's methodology as much as the circuit"),
+    (C24, "lVOw78nYXS", "altered", "direction",
+     "Multimodal LLMs spontaneously make their own language more efficient as an interaction goes on, "
+     "as the ICCA evaluation shows"),
+    (C24, "PEQFHRUFca", "uncited", "",
+     "Reparameterizing how samples are drawn from discrete diffusion processes gives a family of text "
+     "diffusion models with better training and decoding"),
+    (C24, "Zt1dwG8xrK", "wrong", "",
+     "Language models trained on knowledge-graph data hallucinate less as they grow, but their "
+     "hallucinations become harder to detect"),
+    (C24, "Jd0bCD12DS", "correct", "",
+     "For LLM fine-tuning, user-level differential privacy can be reached with group privacy or "
+     "user-wise DP-SGD, and how data is selected matters for the privacy-utility trade-off"),
+    (C24, "vL8BIGuFTF", "altered", "number",
+     "Fine-tuning small LLMs on a task predicts whether models trained with up to 16x more compute will "
+     "show emergent abilities"),
+    (C24, "Zq9Dfj4nBo", "uncited", "",
+     "Letting language models inspect information for a buyer while preventing its theft addresses the "
+     "buyer's inspection paradox of information markets"),
+    (C24, "amhPBLFYWv", "altered", "direction",
+     "Recurrent models such as RWKV and Mamba fall short of transformers of the same size at predicting "
+     "metrics of online human language comprehension"),
+    (C24, "HDkNbfLQgu", "correct", "",
+     "Training LLMs on reversed strings while keeping entities intact mitigates the reversal curse"),
+    (C24, "aajyHYjjsk", "wrong", "",
+     "LLMs represent whether a factual statement is true along a linear direction, and "
+     "difference-in-mean probes find directions that are causally implicated"),
+    (C24, "MLD1cwfjUb", "correct", "",
+     "Transformers fail to length-generalize on parity because they cannot access arbitrary positions "
+     "of their context, and content-based addressing helps"),
+    (C24, "0oiG1KigYN", "altered", "number",
+     "SPEER fine-tunes Mistral and Zephyr on about 267k hospital admissions to plan clinical summaries "
+     "sentence by sentence"),
+    (C24, "2cop2jmQVL", "altered", "number",
+     "Pretraining on streams of search raises search accuracy on Countdown by 35% over training on "
+     "optimal trajectories only"),
+    (C24, "TZ0CCGDcuT", "altered", "method",
+     "Circuits found by edge attribution patching with integrated gradients are more faithful than "
+     "those found by ACDC"),
+    (C24, "fib9qidCpY", "wrong", "",
+     "Having an LLM interleave its output with symbolic references to fields of the input data makes "
+     "human verification of the text easier"),
+    (C24, "VWWzO3ewMS", "correct", "",
+     "Deciding when to abstain from how far the model's label distribution is from the crowd's works "
+     "well for hate speech detection and natural language inference"),
+    (C24, "8TdcXwfNRB", "altered", "method",
+     "PAPERCLIP fine-tunes a pre-trained SigLIP model on Hubble observing proposals to link telescope "
+     "images with natural language"),
+    (C24, "D06yk3DBas", "wrong", "",
+     "Open code LLMs lag closed ones at following code-editing instructions, and fine-tuning on a "
+     "curated, permissively licensed dataset narrows the gap"),
+    (C24, "LzpaUxcNFK", "uncited", "",
+     "Given in-context examples, GPT-4 and Claude 3 perform linear and non-linear regression on par with "
+     "supervised methods such as random forests"),
+    (C24, "4aqq9xTtih", "correct", "",
+     "GRIFFIN keeps model quality with half of the feedforward parameters by selecting experts per "
+     "sequence, needing neither training nor calibration"),
+]
 # fmt: on
 
 SPLITS = {"dev": DEV, "test": TEST}
