@@ -152,7 +152,10 @@ class Library:
             except (OSError, UnicodeDecodeError) as exc:
                 raise BadInput(f"cannot read {bib}: {getattr(exc, 'strerror', None) or exc}") from None
             references = parse_bib(bib_text, bib)
-        checker = Checker(self.retriever, self.papers)
+        from rag.llm.client import resolve_kind
+
+        model = (lambda: self.llm) if resolve_kind(self.settings) != "none" else None
+        checker = Checker(self.retriever, self.papers, model)
         return checker.check(text, kind, references, source="stdin" if draft == "-" else draft)
 
     def paper(self, paper_id: str) -> Paper:
