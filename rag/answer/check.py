@@ -49,7 +49,8 @@ SUGGESTIONS = 3
 BETTER_MARGIN = 0.2  # another paper holds this much more of the claim's weight: the citation is wrong
 # With a model: claims partly supported for want of shared words get its yes/no on the paper's closest
 # sentences. Every prompt token costs ~28 ms on 2 cores, so a call is short and their number capped.
-MODEL_CALLS = 15
+MODEL_CALLS = 12
+SEARCH_CACHE = 256  # claim searches remembered per draft
 MODEL_SENTENCES = 2
 
 SUPPORTED, PARTLY, NOT_SUPPORTED, UNRESOLVED = "supported", "partly supported", "not supported", "unresolved"
@@ -80,9 +81,17 @@ def read_draft(path: str) -> tuple[str, str]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CitelineError(f"{name} is not UTF-8 text (byte {exc.start})") from None
+    return text, draft_kind(text, kind)
+
+
+def draft_kind(text: str, kind: str) -> str:
+    """``kind`` (tex, md or txt), except that plain text written in TeX is tex (a .tex piped
+    through stdin or sent as text)."""
+    if kind not in ("tex", "md", "txt"):
+        raise CitelineError(f"unknown draft kind {kind!r} (use tex, md or txt)")
     if kind == "txt" and re.search(r"\\(?:cite[a-z]*|begin\{document\}|section)\b", text):
-        kind = "tex"  # a .tex piped through stdin
-    return text, kind
+        return "tex"
+    return kind
 
 
 def _masked(text: str, kind: str) -> str:
@@ -737,6 +746,7 @@ class Checker:
         self._index: PaperIndex | None = None
         self._llm = llm
         self.model_calls = 0
+        self._searches: dict[tuple[str, int], tuple[TermWeights, list]] = {}
 
     @property
     def index(self) -> PaperIndex:
@@ -769,6 +779,17 @@ class Checker:
             self._judge(claim)
             claims.append(claim)
         return CheckReport(source, claims, text)
+
+    def _searched(self, text: str, k: int) -> tuple[TermWeights, list]:
+        """The claim's term weights and closest papers, remembered per text: a long .tex repeats
+        its sentences ("as shown in prior work"), and each search costs an embedding."""
+        key = (text, k)
+        if key not in self._searches:
+            if len(self._searches) >= SEARCH_CACHE:
+                self._searches.pop(next(iter(self._searches)))  # oldest first: memory stays bounded
+            weights = self.retriever.term_weights(lexical_terms(text))
+            self._searches[key] = (weights, self.retriever.search(text, k=k, floor=False))
+        return self._searches[key]
 
     def _second_opinion(self, claim: Claim, best: Judgement) -> None:
         """Ask the model whether the paper's closest sentences state the claim; a "yes" makes a
@@ -815,8 +836,7 @@ class Checker:
         if not papers:
             claim.verdict = UNRESOLVED
             return
-        weights = self.retriever.term_weights(lexical_terms(claim.text))
-        hits = self.retriever.search(claim.text, k=SUGGESTIONS + len(cited), floor=False)
+        weights, hits = self._searched(claim.text, SUGGESTIONS + len(cited))
         closest = hits[0].paper.id if hits else None
         judged = [judge(claim.text, p, weights, closest=p.id == closest) for p in papers]
         best = max(judged, key=lambda j: (VERDICTS.index(j.verdict), j.coverage))  # any cited paper
