@@ -92,9 +92,9 @@ def test_a_200_page_tex_with_thousands_of_citations_is_checked_in_bounded_memory
     from rag.resources import bundled_corpus
 
     ids = [p.id for path in bundled_corpus() for p in parse_source(path, path.name).papers]
-    filler = "We report the mean over five seeds and the standard deviation for every method and dataset. "
+    filler = "We report the mean over five seeds and the standard deviation for each method and dataset. " * 2
     body = "".join(
-        f"{filler * 2}Earlier work studies this setting in depth~\\cite{{{ids[n % len(ids)]}}}. {filler * 2}\n\n"
+        f"{filler}Earlier work studies this setting in depth~\\cite{{{ids[n % len(ids)]}}}. {filler}\n\n"
         for n in range(2200)
     )
     tex = tmp_path / "thesis.tex"
