@@ -49,7 +49,7 @@ SUGGESTIONS = 3
 BETTER_MARGIN = 0.2  # another paper holds this much more of the claim's weight: the citation is wrong
 # With a model: claims partly supported for want of shared words get its yes/no on the paper's closest
 # sentences. Every prompt token costs ~28 ms on 2 cores, so a call is short and their number capped.
-MODEL_CALLS = 12
+MODEL_CALLS = 4  # ~4 s each on a quiet machine, ~14 s when the cores are shared
 SEARCH_CACHE = 256  # claim searches remembered per draft
 MODEL_SENTENCES = 2
 
