@@ -447,17 +447,19 @@ def check(
         str | None, typer.Option("--format", help="md: print the draft annotated with the verdicts.")
     ] = None,
     collection: Collection = None,
+    llm: LLM = None,
     json_out: Json = False,
     config: Config = None,
 ) -> None:
-    """Check that each cited claim of a draft is supported by the paper it cites (exit 1 if not)."""
+    """Check that each cited claim of a draft is supported by the paper it cites (exit 1 if not);
+    with a model (--llm), borderline claims also get its yes/no."""
     from rag import CitelineError
     from rag.ui import render
 
     if fmt not in (None, "md"):
         raise typer.BadParameter("the one format is md", param_hint="--format")
     try:
-        library = _library(_settings(config, collection=collection))
+        library = _library(_settings(config, collection=collection, llm=llm))
         report = library.check(draft, bib)
     except CitelineError as exc:  # bad input: exit 2, so that 1 keeps meaning "a claim failed"
         render.error(str(exc))

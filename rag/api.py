@@ -142,18 +142,35 @@ class Library:
         the papers it cites (``bib``: a .bib file resolving ``\\cite`` keys); see :mod:`rag.answer.check`."""
         from pathlib import Path
 
-        from rag.answer.check import Checker, parse_bib, read_draft
+        from rag.answer.check import read_draft
 
         text, kind = read_draft(draft)
-        references = None
+        bib_text = None
         if bib is not None:
             try:
                 bib_text = Path(bib).read_text(encoding="utf-8-sig")
             except (OSError, UnicodeDecodeError) as exc:
                 raise BadInput(f"cannot read {bib}: {getattr(exc, 'strerror', None) or exc}") from None
-            references = parse_bib(bib_text, bib)
-        checker = Checker(self.retriever, self.papers, self.settings.answer)
-        return checker.check(text, kind, references, source="stdin" if draft == "-" else draft)
+        return self.check_text(text, kind, bib_text, source="stdin" if draft == "-" else draft, bib_name=bib)
+
+    def check_text(
+        self,
+        text: str,
+        kind: str = "txt",
+        bib: str | None = None,
+        source: str = "draft",
+        bib_name: str | None = None,
+    ) -> CheckReport:
+        """:meth:`check` for a draft already in memory (an MCP client sends text, not a path):
+        ``kind`` is tex, md or txt, ``bib`` the text of a .bib. With a model configured, claims
+        whose lexical verdict is borderline also get its yes/no."""
+        from rag.answer.check import Checker, draft_kind, parse_bib
+        from rag.llm.client import resolve_kind
+
+        references = parse_bib(bib, bib_name or "refs.bib") if bib is not None else None
+        model = (lambda: self.llm) if resolve_kind(self.settings) != "none" else None
+        checker = Checker(self.retriever, self.papers, self.settings.answer, model)
+        return checker.check(text, draft_kind(text, kind), references, source=source)
 
     def paper(self, paper_id: str) -> Paper:
         """One paper by ID, from any of the collections; an unknown ID is a :class:`CitelineError`."""

@@ -374,10 +374,19 @@ class AnswerSettings(_Group):
         high=1.0,
     )
     check_support: float = setting(
-        0.5, "`check`: share of a claim's content words its paper must hold to support it", low=0.0, high=1.0
+        0.5,
+        "`check`: IDF-weighted share of a claim's terms its paper must hold to support it",
+        low=0.0,
+        high=1.0,
     )
     check_partial: float = setting(
         0.3, "`check`: below this share the paper does not speak to the claim at all", low=0.0, high=1.0
+    )
+    check_better_margin: float = setting(
+        0.2,
+        "`check`: a claim's citation is wrong when another paper holds this much more of its weighted terms",
+        low=0.0,
+        high=1.0,
     )
     log: bool = setting(
         True, "record every ask, chat turn and summary in `DATA_DIR/logs.sqlite` (`citeline log`)"

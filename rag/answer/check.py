@@ -22,25 +22,34 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import CitelineError
+from rag.retrieval.relevance import coverage, paper_terms
 from rag.text import (
-    STOP_WORDS,
     coined_names,
     has_name,
+    lexical_sequence,
+    lexical_terms,
+    names_written,
     normalized,
     numbers_in,
     plain_text,
     split_sentences,
     stem_terms,
-    supports,
 )
 
 if TYPE_CHECKING:
+    from rag.llm.client import LLMHandle
     from rag.records import Paper
     from rag.retrieval import PaperSearch
+    from rag.retrieval.relevance import TermWeights
     from rag.settings import AnswerSettings
 
 MAX_DRAFT_BYTES = 20 * 1024 * 1024  # a 200-page .tex is ~1 MB; anything far larger is not a draft
 SUGGESTIONS = 3
+# With a model: claims partly supported for want of shared words get its yes/no on the paper's closest
+# sentences. Every prompt token costs ~28 ms on 2 cores, so a call is short and their number capped.
+MODEL_CALLS = 4  # ~4 s each on a quiet machine, ~14 s when the cores are shared
+SEARCH_CACHE = 256  # claim searches remembered per draft
+MODEL_SENTENCES = 2
 
 SUPPORTED, PARTLY, NOT_SUPPORTED, UNRESOLVED = "supported", "partly supported", "not supported", "unresolved"
 VERDICTS = (NOT_SUPPORTED, UNRESOLVED, PARTLY, SUPPORTED)
@@ -70,9 +79,17 @@ def read_draft(path: str) -> tuple[str, str]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CitelineError(f"{name} is not UTF-8 text (byte {exc.start})") from None
+    return text, draft_kind(text, kind)
+
+
+def draft_kind(text: str, kind: str) -> str:
+    """``kind`` (tex, md or txt), except that plain text written in TeX is tex (a .tex piped
+    through stdin or sent as text)."""
+    if kind not in ("tex", "md", "txt"):
+        raise CitelineError(f"unknown draft kind {kind!r} (use tex, md or txt)")
     if kind == "txt" and re.search(r"\\(?:cite[a-z]*|begin\{document\}|section)\b", text):
-        kind = "tex"  # a .tex piped through stdin
-    return text, kind
+        return "tex"
+    return kind
 
 
 def _masked(text: str, kind: str) -> str:
@@ -427,45 +444,179 @@ def author_year_reference(key: str) -> Reference:
 
 # --- judging -------------------------------------------------------------------------------------
 
+# Antonyms that turn a result around: a claim that writes one where its paper writes the other
+# (and not the same word) states the opposite of what the paper found. Stems, as lexical_terms
+# writes them ("increases" -> "increas").
+_OPPOSITES = [
+    ("more", "less"), ("more", "fewer"), ("higher", "lower"), ("larger", "smaller"), ("greater", "smaller"),
+    ("better", "worse"), ("stronger", "weaker"), ("faster", "slower"), ("increas", "decreas"),
+    ("increas", "reduc"), ("rais", "lower"), ("improv", "degrad"), ("improv", "hurt"),
+    ("outperform", "underperform"), ("outperform", "fall short"), ("exceed", "fall short"),
+    ("match", "fall short"), ("longer", "shorter"), ("lengthen", "shorten"), ("superior", "inferior"),
+    ("strong", "weak"), ("help", "hurt"), ("success", "fail"), ("easier", "harder"), ("need", "remov"),
+    ("requir", "remov"),
+]  # fmt: skip
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to)\b",
+    re.I,
+)
+_COMPARATIVE = re.compile(r"\b(\w+er|more \w+|less \w+|worse|better)\s+than\b", re.I)
+
 
 @dataclass
 class Judgement:
     """How one paper stands to one claim."""
 
     paper: Paper
-    coverage: float  # share of the claim's content words the paper holds
+    coverage: float  # IDF-weighted share of the claim's terms the paper holds
     missing: list[str]  # numbers and coined names of the claim the paper lacks
     evidence: str  # the paper's sentence closest to the claim
-    verdict: str  # supported, partly supported or not supported
+    contradiction: str = ""  # how the paper says otherwise, if it does
+    closest: bool = False  # the paper is the claim's best match in the whole collection
+    sentences: list[str] = field(default_factory=list)  # the paper's sentences, closest first
+    support: float = 0.5  # settings.answer.check_support: the share a supporting paper holds
+    partial: float = 0.3  # settings.answer.check_partial: below it the paper does not speak to it
+
+    @property
+    def verdict(self) -> str:
+        """Supported needs most weighted terms (some, when no indexed paper matches the claim
+        better: a paraphrase shares fewer words), every number and name, and no opposite finding;
+        some terms make it partial."""
+        if self.contradiction:
+            return NOT_SUPPORTED
+        enough = self.support if not self.closest else self.partial
+        if self.coverage >= enough and not self.missing:
+            return SUPPORTED
+        if self.coverage >= self.partial:
+            return PARTLY
+        return NOT_SUPPORTED
+
+    @property
+    def reason(self) -> str:
+        """What keeps the claim from being supported, in a few words ("" when it is)."""
+        if self.contradiction:
+            return self.contradiction
+        if self.missing:
+            return "not in the paper: " + ", ".join(self.missing)
+        if self.coverage < (self.partial if self.closest else self.support):
+            return f"the paper holds {self.coverage:.0%} of the claim's weighted terms"
+        return ""
 
 
-def judge(claim: str, paper: Paper, tuning: AnswerSettings) -> Judgement:
-    """The claim against the paper's title, label and abstract: word coverage (the answer path's
-    :func:`rag.text.supports`), every number and coined name present, and the closest sentence.
-
-    Supported needs ``tuning.check_support`` of the claim's content words and every number and
-    name; ``check_partial`` of the words makes it partial; below that the paper does not speak to
-    the claim at all.
-    """
-    support = tuning.check_support
+def judge(
+    claim: str, paper: Paper, weights: TermWeights, tuning: AnswerSettings, closest: bool = False
+) -> Judgement:
+    """The claim against the paper's title, label and abstract: IDF-weighted term coverage (as
+    retrieval judges relevance), every number and coined name present, no finding turned around,
+    and the closest sentence as evidence; ``tuning`` (``settings.answer``) holds the thresholds."""
     text = plain_text(f"{paper.title} {paper.label} {paper.abstract}")
     claim = plain_text(claim)
-    words = set(stem_terms(claim, STOP_WORDS, min_length=3))
-    paper_words = set(stem_terms(text, STOP_WORDS, min_length=3))
-    coverage = len(words & paper_words) / len(words) if words else 0.0
+    terms = lexical_terms(claim)
+    share = coverage(terms, paper_terms(paper), weights)
     missing = sorted(numbers_in(claim) - numbers_in(text))
-    missing += sorted(n for n in coined_names(claim) if not n.isdigit() and not has_name(text, n))
-    if coverage >= support and not missing and not supports(claim, text, support):
-        coverage = min(coverage, support - 0.01)  # the shared judge has the last word
+    missing += sorted(n for n in coined_names(claim) if not n.isdigit() and not _names(text, n))
     sentences = split_sentences(plain_text(paper.abstract)) or [paper.abstract]
-    best = max(sentences, key=lambda s: len(words & set(stem_terms(s, STOP_WORDS, min_length=3))))
-    if coverage >= support and not missing:
-        verdict = SUPPORTED
-    elif coverage >= tuning.check_partial:
-        verdict = PARTLY
-    else:
-        verdict = NOT_SUPPORTED
-    return Judgement(paper, coverage, missing, best, verdict)
+    ranked = sorted(sentences, key=lambda s: -coverage(terms, set(lexical_terms(s)), weights))
+    turned = contradiction(claim, ranked[:2])
+    return Judgement(
+        paper, share, missing, ranked[0], turned, closest, ranked, tuning.check_support, tuning.check_partial
+    )
+
+
+def _borderline(judged: Judgement) -> bool:
+    """Partly supported for want of shared words alone (nothing missing, nothing turned around):
+    a paraphrase the model may recognise. Only this: the embedded 1.5B model said "no" to four of
+    six correct dev claims it was shown, so its answer may lift a claim but never sink one."""
+    return judged.verdict == PARTLY and not judged.contradiction and not judged.missing
+
+
+def claim_prompt(claim: str, sentences: list[str]) -> str:
+    """The yes/no question about one claim: the paper's sentences and the claim each inside their
+    own markers, as data, with any sentence that addresses the model left out of both."""
+    from rag.answer.context import without_injections
+    from rag.resources import prompt_text
+
+    evidence = without_injections(" ".join(sentences))
+    return prompt_text("claim_check").format(evidence=evidence, claim=without_injections(claim))
+
+
+def _names(text: str, name: str) -> bool:
+    """``text`` writes ``name``, or the same acronym in the singular or plural, or inside a longer
+    acronym (a paper on MLLMs speaks of LLMs)."""
+    if has_name(text, name):
+        return True
+    core = name[:-1] if name.endswith("s") and name[:-1].isupper() else name
+    if not core.isupper():
+        return has_name(text, core) or has_name(text, core + "s")
+    acronyms = (w for w in names_written(text) if w.isupper() or w[:-1].isupper())
+    return any(core in written for written in acronyms)
+
+
+def _stems(text: str) -> str:
+    """Text as one string of its lexical terms, for phrase look-ups (" fall short ")."""
+    return f" {' '.join(stem_terms(text, frozenset()))} "
+
+
+def contradiction(claim: str, evidence: list[str]) -> str:
+    """How the evidence sentences say the opposite of the claim, or "".
+
+    Three shapes, all lexical: an antonym (the claim's "weaker" where the paper writes "stronger"
+    and never "weaker"); a negation the other side lacks in front of the same words ("they do
+    not spontaneously make ..."); and a comparison turned around ("A is worse than B" where the
+    paper writes "B is worse than A").
+    """
+    said = _stems(claim)
+    for sentence in evidence:
+        found = _stems(sentence)
+        for a, b in _OPPOSITES:
+            for mine, theirs in ((a, b), (b, a)):
+                turned = f" {theirs}" in found and f" {mine}" not in found and f" {theirs}" not in said
+                if f" {mine}" in said and turned:
+                    return f"the paper says {theirs.strip()}, the claim {mine.strip()}: “{sentence}”"
+        if graded := _graded(claim, sentence):
+            return f"the paper says {graded}: “{sentence}”"
+        if flipped := _negated(claim, sentence):
+            return flipped
+        if _swapped(claim, sentence):
+            return f"the paper compares the other way round: “{sentence}”"
+    return ""
+
+
+def _graded(claim: str, sentence: str) -> str:
+    """ "less fair" on one side where the other writes "fairer" or "more fair" (or the reverse):
+    the phrase the other side uses, or ""."""
+    for less_side, other in ((claim, sentence), (sentence, claim)):
+        for word in re.findall(r"\bless (\w{3,})", less_side.lower()):
+            found = re.search(rf"\b(?:more {word}|{word}e?r)\b", other.lower())
+            if found and f"less {word}" not in other.lower():
+                return found.group(0) if less_side is claim else f"less {word}"
+    return ""
+
+
+def _negated(claim: str, sentence: str) -> str:
+    """One side puts a negation in front of three of the claim's terms in a row that the other
+    side states without any negation."""
+    for negating, plain, who in ((sentence, claim, "the paper"), (claim, sentence, "the claim")):
+        if _NEGATION.search(plain):
+            continue
+        terms = lexical_sequence(plain)
+        for match in _NEGATION.finditer(negating):
+            run = lexical_sequence(negating[match.end() : match.end() + 80])[:3]
+            if len(run) == 3 and any(terms[i : i + 3] == run for i in range(len(terms) - 2)):
+                return f"{who} negates what the other states: “{sentence}”"
+    return ""
+
+
+def _swapped(claim: str, sentence: str) -> bool:
+    """Both compare with the same word, and what comes before "than" in one comes after it in the other."""
+    a, b = _COMPARATIVE.search(claim), _COMPARATIVE.search(sentence)
+    if not (a and b) or a.group(1).lower() != b.group(1).lower():
+        return False
+    before_a, after_a = set(lexical_terms(claim[: a.start()])), set(lexical_terms(claim[a.end() :]))
+    before_b, after_b = set(lexical_terms(sentence[: b.start()])), set(lexical_terms(sentence[b.end() :]))
+    crossed = len(before_a & after_b) + len(after_a & before_b)
+    straight = len(before_a & before_b) + len(after_a & after_b)
+    return crossed > straight
 
 
 @dataclass
@@ -480,6 +631,8 @@ class Claim:
     verdict: str = NOT_SUPPORTED
     evidence: dict[str, Any] | None = None
     missing: list[str] = field(default_factory=list)
+    reason: str = ""  # what keeps it from being supported ("" when it is)
+    model: str | None = None  # the model's yes/no on a borderline claim, when it was asked
     suggestions: list[dict[str, Any]] = field(default_factory=list)
     candidates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # unresolved key → closest
 
@@ -500,6 +653,8 @@ class Claim:
             "unresolved": self.unresolved,
             "verdict": self.verdict,
             "missing": self.missing,
+            "reason": self.reason,
+            "model": self.model,
             "evidence": self.evidence,
             "suggestions": self.suggestions,
             "candidates": self.candidates,
@@ -582,16 +737,23 @@ def claim_text(sentence: str, cites: list[Cite], offset: int) -> str:
 
 class Checker:
     """Checks drafts against the papers ``retriever`` searches; ``all_papers`` (needed only for
-    .bib, reference-list and author-year citations) lists every indexed paper; ``tuning``
-    (``settings.answer``) holds the support thresholds."""
+    .bib, reference-list and author-year citations) lists every indexed paper. ``llm``, when
+    given, returns the model that settles borderline claims (called on the first one only)."""
 
     def __init__(
-        self, retriever: PaperSearch, all_papers: Callable[[], Iterable[Paper]], tuning: AnswerSettings
+        self,
+        retriever: PaperSearch,
+        all_papers: Callable[[], Iterable[Paper]],
+        tuning: AnswerSettings,
+        llm: Callable[[], LLMHandle] | None = None,
     ) -> None:
         self.retriever = retriever
         self.tuning = tuning
         self._all_papers = all_papers
         self._index: PaperIndex | None = None
+        self._llm = llm
+        self.model_calls = 0
+        self._searches: dict[tuple[str, int], tuple[TermWeights, list]] = {}
 
     @property
     def index(self) -> PaperIndex:
@@ -625,6 +787,32 @@ class Checker:
             claims.append(claim)
         return CheckReport(source, claims, text)
 
+    def _searched(self, text: str, k: int) -> tuple[TermWeights, list]:
+        """The claim's term weights and closest papers, remembered per text: a long .tex repeats
+        its sentences ("as shown in prior work"), and each search costs an embedding."""
+        key = (text, k)
+        if key not in self._searches:
+            if len(self._searches) >= SEARCH_CACHE:
+                self._searches.pop(next(iter(self._searches)))  # oldest first: memory stays bounded
+            weights = self.retriever.term_weights(lexical_terms(text))
+            self._searches[key] = (weights, self.retriever.search(text, k=k, floor=False))
+        return self._searches[key]
+
+    def _second_opinion(self, claim: Claim, best: Judgement) -> None:
+        """Ask the model whether the paper's closest sentences state the claim; a "yes" makes a
+        paraphrase that shares few words supported. Numbers, names and findings turned around are
+        never left to the model."""
+        from rag.answer.evidence import model_says_yes
+
+        self.model_calls += 1
+        prompt = claim_prompt(claim.text, best.sentences[:MODEL_SENTENCES])
+        says = model_says_yes(self._llm(), prompt) if self._llm is not None else None
+        if says is None:
+            return
+        claim.model = "yes" if says else "no"
+        if says:
+            claim.verdict, claim.reason = SUPPORTED, ""
+
     def _is_id(self, token: str) -> bool:
         return self.retriever.paper(token) is not None
 
@@ -651,23 +839,32 @@ class Checker:
                 query = cite.reference.query() if cite.reference else claim.text
                 hits = self.retriever.search(query or claim.text, k=SUGGESTIONS, floor=False)
                 claim.candidates[cite.key] = [_paper_ref(h.paper) for h in hits]
-        if not cited:
+        papers = [p for p in (self.retriever.paper(pid) for pid in cited) if p is not None]
+        if not papers:
             claim.verdict = UNRESOLVED
             return
-        papers = (self.retriever.paper(pid) for pid in cited)
-        judged = [judge(claim.text, p, self.tuning) for p in papers if p is not None]
-        if not judged:
-            claim.verdict = UNRESOLVED
-            return
-        best = max(judged, key=lambda j: (VERDICTS.index(j.verdict), j.coverage))
-        claim.verdict, claim.missing = best.verdict, best.missing
+        weights, hits = self._searched(claim.text, SUGGESTIONS + len(cited))
+        closest = hits[0].paper.id if hits else None
+        judged = [judge(claim.text, p, weights, self.tuning, closest=p.id == closest) for p in papers]
+        best = max(judged, key=lambda j: (VERDICTS.index(j.verdict), j.coverage))  # any cited paper
+        others = [judge(claim.text, h.paper, weights, self.tuning) for h in hits if h.paper.id not in cited]
+        rival = max((o for o in others if o.verdict == SUPPORTED), key=lambda o: o.coverage, default=None)
+        claim.verdict, claim.missing, claim.reason = best.verdict, best.missing, best.reason
+        margin = self.tuning.check_better_margin
+        better = rival if rival is not None and rival.coverage >= best.coverage + margin else None
+        if better is not None and claim.verdict == SUPPORTED:
+            claim.verdict = NOT_SUPPORTED
+            claim.reason = f"another paper states it far more fully ({better.paper.id})"
+        elif (
+            better is None and self._llm is not None and self.model_calls < MODEL_CALLS and _borderline(best)
+        ):
+            self._second_opinion(claim, best)
         claim.evidence = _paper_ref(
             best.paper, {"sentence": best.evidence, "coverage": round(best.coverage, 3)}
         )
         if claim.verdict != SUPPORTED:
-            for hit in self.retriever.search(claim.text, k=SUGGESTIONS + len(cited), floor=False):
-                if hit.paper.id in cited:
-                    continue
-                other = judge(claim.text, hit.paper, self.tuning)
-                if other.verdict == SUPPORTED:
-                    claim.suggestions.append(_paper_ref(hit.paper, {"sentence": other.evidence}))
+            claim.suggestions = [
+                _paper_ref(o.paper, {"sentence": o.evidence, "coverage": round(o.coverage, 3)})
+                for o in sorted(others, key=lambda o: -o.coverage)
+                if o.verdict == SUPPORTED
+            ][:SUGGESTIONS]

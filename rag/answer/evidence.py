@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from rag.answer.asked import asked_for, expansion_in, names_answer
 from rag.answer.context import without_injections
 from rag.answer.language import needs_translation
+from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
 from rag.resources import prompt_text
 from rag.retrieval.relevance import TermWeights, coverage, name_matches, name_terms, paper_terms
@@ -37,6 +38,7 @@ from rag.text import (
 
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
+    from rag.llm.client import LLMHandle
     from rag.records import Paper
     from rag.settings import AnswerSettings
 
@@ -242,3 +244,15 @@ def cite(sentence: str, key: str) -> str:
     body = sentence.rstrip()
     stop = body[-1] if body[-1:] in ".!?" else "."
     return f"{body.rstrip('.!?').rstrip()} [{key}]{stop}"
+
+
+def model_says_yes(llm: LLMHandle, prompt: str) -> bool | None:
+    """The model's one-word yes/no to ``prompt`` (a reply of a few tokens at most: every one costs
+    ~85 ms on 2 cores), or None when the call fails, so the caller's own decision stands. Used
+    wherever a lexical decision is close enough to need a second opinion: the answer path's
+    check of quoted evidence and ``citeline check``'s borderline claims."""
+    try:
+        reply = llm.invoke(prompt, max_tokens=3)
+    except CitelineError:
+        return None
+    return normalized(reply)[:2] != "no"

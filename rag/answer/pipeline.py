@@ -27,7 +27,6 @@ from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
-from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle, resolve_kind
 from rag.records import Answer, Hit, Paper, Turn
@@ -35,7 +34,7 @@ from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import topic_of
 from rag.settings import Settings
-from rag.text import checked_query, lexical_terms, normalized, without_keys
+from rag.text import checked_query, lexical_terms, without_keys
 
 __all__ = ["AnswerChain", "Turn", "is_refusal", "refusal_sentence"]
 
@@ -316,12 +315,9 @@ class AnswerChain:
         prompt = prompt_text("evidence_check").format(question=question, evidence=without_keys(quoted))
         mark = time.perf_counter()
         try:
-            reply = self.llm.invoke(prompt)
-        except CitelineError:
-            return True
+            return ev.model_says_yes(self.llm, prompt) is not False
         finally:
             run.lap("confirm", mark)
-        return normalized(reply)[:2] != "no"
 
     def _context_budget(self, question: str) -> int:
         fixed = count_tokens(self._system) + count_tokens(question) + 64

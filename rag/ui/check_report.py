@@ -51,8 +51,8 @@ def _claim(claim: Claim) -> None:
             f"    [dim]{shown(ev['id'], latex=False)} {_where(ev)}:[/] “{shown(ev['sentence'])}”",
             soft_wrap=True,
         )
-    if claim.missing:
-        console.print(f"    not in the paper: {shown(', '.join(claim.missing))}", soft_wrap=True)
+    if claim.reason:
+        console.print(f"    {shown(claim.reason)}", soft_wrap=True)
     for key in claim.unresolved:
         closest = ", ".join(f"{c['id']} ({shown(c['label'])})" for c in claim.candidates.get(key, []))
         console.print(
@@ -65,22 +65,40 @@ def _claim(claim: Claim) -> None:
         console.print("    no indexed paper supports it", soft_wrap=True)
 
 
+_MARKS = {"supported": "✓", "partly supported": "~", "not supported": "✗", "unresolved": "?"}
+
+
 def markdown(report: CheckReport, text: str) -> str:
-    """The draft with a note after each checked sentence: its verdict, the evidence, what to cite."""
-    pieces, last = [], 0
-    for claim in sorted(report.claims, key=lambda c: c.end):
+    """The draft with each checked sentence marked inline by its verdict (``**[✗ not supported]**``)
+    and a footnote per claim: why, the paper's closest sentence with file:line, what to cite."""
+    pieces, notes, last = [], [], 0
+    for n, claim in enumerate(sorted(report.claims, key=lambda c: c.end), start=1):
         pieces.append(text[last : claim.end])
-        note = f"**{claim.verdict}**"
-        if claim.evidence:
-            note += f": “{markdown_literal(claim.evidence['sentence'])}” ({_where(claim.evidence)})"
-        if claim.missing:
-            note += f"; not in the paper: {markdown_literal(', '.join(claim.missing))}"
-        for key in claim.unresolved:
-            closest = ", ".join(c["id"] for c in claim.candidates.get(key, []))
-            note += f"; {markdown_literal(key)} names no indexed paper (closest: {closest or 'none'})"
-        if claim.suggestions:
-            note += "; cite instead: " + ", ".join(f"{s['id']} ({_where(s)})" for s in claim.suggestions)
-        pieces.append(f" <!-- check: {printable(note).replace('--', '- -')} -->")
+        pieces.append(f" **[{_MARKS.get(claim.verdict, '?')} {claim.verdict}]**[^check-{n}]")
+        notes.append(f"[^check-{n}]: {_note(claim)}")
         last = claim.end
     pieces.append(text[last:])
-    return "".join(pieces)
+    summary = ", ".join(f"{count} {verdict}" for verdict, count in report.counts().items() if count)
+    return (
+        "".join(pieces).rstrip("\n")
+        + f"\n\n---\n\n{len(report.claims)} cited claims: {summary}\n\n"
+        + ("\n".join(notes) + "\n")
+    )
+
+
+def _note(claim: Claim) -> str:
+    """One claim's footnote, on one line, as Markdown-literal text."""
+    note = f"line {claim.line}, {claim.verdict}"
+    if claim.reason:
+        note += f" ({markdown_literal(printable(claim.reason))})"
+    if claim.evidence:
+        sentence = markdown_literal(printable(claim.evidence["sentence"]))
+        note += f"; the paper: “{sentence}” ({_where(claim.evidence)})"
+    for key in claim.unresolved:
+        closest = ", ".join(c["id"] for c in claim.candidates.get(key, []))
+        note += f"; {markdown_literal(key)} names no indexed paper (closest: {closest or 'none'})"
+    if claim.suggestions:
+        note += "; cite instead: " + ", ".join(f"{s['id']} ({_where(s)})" for s in claim.suggestions)
+    elif claim.verdict not in ("supported", "unresolved"):
+        note += "; no indexed paper supports it"
+    return " ".join(note.split())

@@ -31,13 +31,15 @@ if TYPE_CHECKING:
     from rag.llm.client import LLMHandle
 
 _T = TypeVar("_T")
+MAX_DRAFT_CHARS = 2_000_000  # a 200-page .tex is ~1 MB
 
 INSTRUCTIONS = (
     "citeline answers questions about ML conference papers from an indexed paper list and cites "
     "the exact entries (id, source file and line). Use search_papers to find papers, ask for a "
     "cited answer, get_paper for one paper's full abstract, summarize_topic for a cited overview "
-    "of a topic, list_collections to see which indexes exist. Quote citations as given; an answer "
-    "with abstained=true means the indexed papers do not answer the question."
+    "of a topic, list_collections to see which indexes exist, check_claims to verify the citations of "
+    "a draft against the papers they cite. Quote citations as given; an answer with abstained=true "
+    "means the indexed papers do not answer the question."
 )
 
 # The tools' arguments, described and bounded in the JSON schema a client reads (module level:
@@ -162,6 +164,61 @@ class SummaryResult(BaseModel):
         "paper, and the papers covered with source:line."
     )
     citations: list[Cited] = Field(description="Each [key] of the overview and the paper it stands for.")
+
+
+class Evidence(PaperRef):
+    """A paper and its sentence closest to a claim."""
+
+    sentence: str = Field(
+        description="The paper's sentence closest to the claim (plain text); cite as source:line."
+    )
+
+
+class CheckedClaim(BaseModel):
+    """One cited sentence of the draft and the verdict on it."""
+
+    text: str = Field(description="The claim: the sentence without its citations, plain text.")
+    start: int = Field(description="0-based offset of the sentence's first character in the draft.")
+    end: int = Field(description="0-based offset just past the sentence's last character in the draft.")
+    line: int = Field(description="1-based line of the draft where the sentence starts.")
+    keys: list[str] = Field(
+        description="The citation keys as the draft writes them ([3], \\cite key, Author, Year)."
+    )
+    papers: list[str] = Field(
+        description="Ids of the indexed papers the citations resolve to (get_paper takes them)."
+    )
+    unresolved: list[str] = Field(description="Keys that name no indexed paper (see candidates).")
+    verdict: str = Field(
+        description="supported, partly supported (some of it is not in the paper: see reason and missing), "
+        "not supported (by the cited paper; see suggestions for one that does), or unresolved."
+    )
+    reason: str = Field(
+        description="What keeps the claim from being supported, in a few words; empty when it is."
+    )
+    missing: list[str] = Field(description="Numbers and names of the claim the cited paper does not contain.")
+    evidence: Evidence | None = Field(
+        description="The cited paper's sentence closest to the claim; null if unresolved."
+    )
+    suggestions: list[Evidence] = Field(
+        description="Other indexed papers that do support the claim, best first: the citation to use instead."
+    )
+    candidates: dict[str, list[PaperRef]] = Field(
+        description="For each unresolved key, the indexed papers closest to what it names."
+    )
+    model: str | None = Field(
+        description="The model's yes/no when it was asked about a borderline claim; else null."
+    )
+
+
+class CheckResult(BaseModel):
+    """check_claims' result."""
+
+    failed: bool = Field(
+        description="True when some claim is not fully supported or cites something unresolved "
+        "(citeline check exits 1 then)."
+    )
+    counts: dict[str, int] = Field(description="Claims per verdict.")
+    claims: list[CheckedClaim] = Field(description="Every cited claim of the draft, in draft order.")
 
 
 class CollectionInfo(BaseModel):
@@ -295,12 +352,45 @@ class Tools:
         citations = [_citation(Citation(n.key, n.paper)) for n in summary.papers]
         return SummaryResult(markdown=summary.to_markdown(), citations=citations)
 
+    def check_claims(self, draft: str, kind: str, bib: str | None, collection: str | None) -> CheckResult:
+        """Every cited claim of a draft's text judged against the papers it cites."""
+        report = self.answering(collection, None, None).check_text(draft, kind, bib, source="draft")
+        return CheckResult(failed=report.failed, counts=report.counts(),
+                           claims=[_checked(c.to_dict()) for c in report.claims])  # fmt: skip
+
     def list_collections(self) -> CollectionsResult:
         """Every collection on the configured store, with its chunk count."""
         with self._lock:  # one store client at a time, as :meth:`library` opens them
             contents = Library(self.settings).collections()
         found = [CollectionInfo(name=c.name, chunks=c.chunks) for c in contents.collections]
         return CollectionsResult(store=contents.location, collections=found)
+
+
+def _evidence(ref: dict[str, Any]) -> Evidence:
+    return Evidence(id=ref["id"], label=_plain(ref["label"]), source=ref["source"], line=ref["line"],
+                    sentence=_plain(ref["sentence"]))  # fmt: skip
+
+
+def _checked(record: dict[str, Any]) -> CheckedClaim:
+    """One ``check --json`` record as the tool returns it (text fields plain)."""
+    candidates = {
+        key: [
+            PaperRef(id=c["id"], label=_plain(c["label"]), source=c["source"], line=c["line"]) for c in found
+        ]
+        for key, found in record["candidates"].items()
+    }
+    return CheckedClaim(
+        **{
+            k: record[k]
+            for k in ("start", "end", "line", "keys", "papers", "unresolved", "verdict", "missing")
+        },
+        text=_plain(record["text"]),
+        reason=_plain(record["reason"]),
+        evidence=_evidence(record["evidence"]) if record["evidence"] else None,
+        suggestions=[_evidence(s) for s in record["suggestions"]],
+        candidates=candidates,
+        model=record["model"],
+    )
 
 
 def _guarded(work: Callable[[], _T]) -> _T:
@@ -440,6 +530,34 @@ def build_server(settings: Settings):
         sentence per paper, and the list of papers covered, as Markdown, plus the citations. Slower
         than ask (it reads up to max_papers papers)."""
         return _guarded(lambda: tools.summarize_topic(topic, max_papers, venue, year, collection))
+
+    @tool
+    def check_claims(
+        draft: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_DRAFT_CHARS,
+                description="The draft's text: Markdown, LaTeX or plain text with citations as [paper-id], "
+                "[3] with a reference list, (Author, 2024) or \\cite{key} (with bib).",
+            ),
+        ],
+        kind: Annotated[
+            str,
+            Field(description='How the draft is written: "md", "tex" or "txt" (TeX is recognised in txt).'),
+        ] = "txt",
+        bib: Annotated[
+            str | None,
+            Field(max_length=MAX_DRAFT_CHARS, description="The text of a .bib resolving \\cite keys."),
+        ] = None,
+        collection: CollectionName = None,
+    ) -> CheckResult:
+        """Check that each cited sentence of a draft (a related-work paragraph, a survey section, a
+        reviewer's claim) says what the indexed paper it cites says. Returns, per claim, the verdict
+        (supported, partly supported, not supported, unresolved), the reason, the cited paper's
+        closest sentence with source file and line, and papers to cite instead; failed=true when any
+        claim is not fully supported. Numbers and method names must match the paper exactly."""
+        return _guarded(lambda: tools.check_claims(draft, kind, bib, collection))
 
     @tool
     def list_collections() -> CollectionsResult:

@@ -58,3 +58,54 @@ def test_check_bad_input_is_one_error_line_and_exit_2(seed_settings, tmp_path):
         result = run(args, seed_settings, stdin="No citation in this text.\n")
         assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_format_md_returns_the_draft_with_each_claim_marked_inline_and_a_footnote(seed_settings, tmp_path):
+    draft = tmp_path / "related.md"
+    draft.write_text(DRAFT, encoding="utf-8")
+    result = run(["check", str(draft), "--format", "md", "--llm", "none"], seed_settings)
+    assert result.returncode == 1, result.stderr
+    annotated = result.stdout
+    assert annotated.startswith(DRAFT.split("\n", 3)[0])  # the draft itself, unchanged before its marks
+    lines = annotated.splitlines()
+    assert lines[3].endswith("**[✓ supported]**[^check-1]")
+    assert lines[4].endswith("**[✗ not supported]**[^check-2]")
+    assert lines[5].endswith("**[~ partly supported]**[^check-3]")
+    notes = {line.split(":", 1)[0]: line for line in lines if line.startswith("[^check-")}
+    assert "cite instead: 000-07" in notes["[^check-2]"] and "25.00" in notes["[^check-3]"]
+    assert ".txt:" in notes["[^check-1]"]  # the evidence sentence with file:line
+
+
+PEAK = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+print(done.returncode, done.stdout.count('"verdict"'), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def test_a_200_page_tex_with_thousands_of_citations_is_checked_in_bounded_memory(seed_settings, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from rag.index.corpus import parse_source
+    from rag.resources import bundled_corpus
+
+    ids = [p.id for path in bundled_corpus() for p in parse_source(path, path.name).papers]
+    filler = "We report the mean over five seeds and the standard deviation for each method and dataset. " * 2
+    body = "".join(
+        f"{filler}Earlier work studies this setting in depth~\\cite{{{ids[n % len(ids)]}}}. {filler}\n\n"
+        for n in range(2200)
+    )
+    tex = tmp_path / "thesis.tex"
+    tex.write_text(
+        f"\\documentclass{{book}}\n\\begin{{document}}\n{body}\\end{{document}}\n", encoding="utf-8"
+    )
+    assert tex.stat().st_size > 900_000  # about 200 pages
+    env = {**os.environ, "CITELINE_DATA_DIR": str(seed_settings.data_dir), "CITELINE_LLM": "none",
+           "CITELINE_LOG": "false"}  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", PEAK, "citeline", "check", str(tex), "--json"],
+                          capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+    code, claims, peak_kb = (int(x) for x in done.stdout.split())
+    assert code == 1 and claims == 2200
+    assert peak_kb < 1024 * 1024, f"peak RSS {peak_kb >> 10} MB"  # a 24-claim draft takes ~370 MB

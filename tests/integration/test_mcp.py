@@ -86,7 +86,9 @@ def test_every_tool_answers_over_stdio_and_failures_are_one_line_tool_errors(see
     }
     results = anyio.run(_session_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
     tools = {t.name: t for t in results["tools"]}
-    assert set(tools) == {"search_papers", "ask", "get_paper", "summarize_topic", "list_collections"}
+    assert set(tools) == {
+        "search_papers", "ask", "get_paper", "summarize_topic", "list_collections", "check_claims",
+    }  # fmt: skip
     assert all(len(t.description) > 80 for t in tools.values())  # descriptions a model can act on
     assert set(tools["search_papers"].input_schema["properties"]) == {
         "query",
@@ -120,6 +122,46 @@ def test_every_tool_answers_over_stdio_and_failures_are_one_line_tool_errors(see
         result = results[name]
         text = result.content[0].text  # the CLI's line, one "error:" prefix and nothing before it
         assert result.is_error and text.startswith(message) and "\n" not in text
+
+
+def test_check_claims_over_stdio_returns_the_cli_verdicts_with_evidence_and_suggestions(
+    seed_settings, tmp_path
+):
+    from .test_check_cli import DRAFT
+
+    calls = {
+        "check": ("check_claims", {"draft": DRAFT, "kind": "md"}),
+        "bad_bib": (
+            "check_claims",
+            {"draft": "A claim \\cite{a}.", "kind": "tex", "bib": "@article{a, title={x}"},
+        ),
+        "bad_kind": ("check_claims", {"draft": DRAFT, "kind": "docx"}),
+        "no_citation": ("check_claims", {"draft": "Nothing is cited here."}),
+    }
+    results = anyio.run(_session_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
+    tool = next(t for t in results["tools"] if t.name == "check_claims")
+    assert tool.output_schema and all(
+        spec.get("description") for spec in tool.output_schema["$defs"]["CheckedClaim"]["properties"].values()
+    )
+    checked = _data(results["check"])
+    draft = tmp_path / "related.md"
+    draft.write_text(DRAFT, encoding="utf-8")
+    cli = json.loads(run(["check", str(draft), "--json", "--llm", "none"], seed_settings).stdout)
+    assert checked["failed"] is True
+    assert [(c["line"], c["verdict"]) for c in checked["claims"]] == [
+        (c["line"], c["verdict"]) for c in cli["claims"]
+    ]
+    supported, wrong, altered = checked["claims"]
+    assert supported["evidence"]["source"].endswith(".txt") and supported["evidence"]["line"] > 0
+    assert DRAFT[supported["start"] : supported["end"]].startswith("AdaSCALE adapts")
+    assert wrong["suggestions"][0]["id"] == "000-07" and "25.00" in altered["missing"]
+    for name, message in [
+        ("bad_bib", "error: refs.bib: line 1"),
+        ("bad_kind", "error: unknown draft kind 'docx'"),
+        ("no_citation", "error: draft: no citations found"),
+    ]:
+        result = results[name]
+        assert result.is_error and result.content[0].text.startswith(message), result.content[0].text
 
 
 def test_an_answer_through_mcp_is_the_cli_answer(seed_settings):

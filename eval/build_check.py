@@ -1,0 +1,489 @@
+"""Build the claim-checking benchmark of ``citeline check`` (issue #21).
+
+Each line of ``eval/check-{dev,test}.jsonl`` is one sentence of a draft that cites (or does not
+cite) an indexed paper, of one of four kinds:
+
+- ``correct``: a paraphrase of what the paper says, cited to that paper;
+- ``wrong``: the same kind of paraphrase cited to its nearest neighbour (TF-IDF cosine over title and
+  abstract, within the collection), the paper a hurried author confuses it with;
+- ``altered``: a paraphrase of the paper, cited to it, with one thing changed: a number, a method or
+  model name, or the direction of a result (``alteration`` says which);
+- ``uncited``: a paraphrase of the paper with no citation at all.
+
+The claims are written by hand below as data, in a researcher's words rather than the abstract's
+(a copied sentence is trivially supported); only the wrong paper, the citation style and the
+drafts are computed, so the files are reproducible::
+
+    python eval/build_check.py --corpora ../shared/corpora
+
+Two collections are used. ``default`` is the bundled ICML 2026 list (no titles or authors, so its
+claims cite citeline's own keys, ``[003-02]``). ``check-colm`` is COLM 2024 and 2025 from the
+shared corpora (717 real papers with titles, authors and OpenReview URLs), whose claims cite in
+the other styles people use: ``\\cite{key}`` through a generated .bib, ``(Surname et al., 2025)``
+and numbered ``[3]`` with a reference list. The split is by paper: test cites the bundled files
+003 and 004 (entries 10-19) and COLM 2025; dev cites file 000, 004 (entries 1-9) and COLM 2024.
+The test split is frozen: it was written and committed before the checker was tuned, and only
+dev may be looked at while tuning.
+
+A row names its papers by source file and id (``{"source": "colm2025.jsonl.gz", "id": ...}``); the
+corpus files are read from ``--corpora``, never copied into the project. ``bench/check_claims.py``
+turns the rows of one ``draft`` into a draft file (and a .bib), checks it and scores the verdicts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+COLM = ("colm2024.jsonl.gz", "colm2025.jsonl.gz")
+DRAFT_CLAIMS = 30  # claims per draft at most: the issue's "30-claim draft"
+STYLES = ("cite", "author-year", "numbered")  # how COLM claims cite, in turn
+
+# fmt: off
+# (source, paper id, kind, alteration, claim). Sources: a bundled seed file, or a corpus file.
+ICML_000 = "000_888317b1d60d9493.txt"
+ICML_003 = "003_354298e4bcd67e6b.txt"
+ICML_004 = "004_65987e6d42e383e2.txt"
+C24, C25 = COLM
+
+TEST: list[tuple[str, str, str, str, str]] = [
+    (ICML_003, "003-01", "correct", "",
+     "Cross-Context Consistency detects sandbagging without any training data by checking whether a "
+     "model's answers stay consistent across paraphrases of the same question"),
+    (ICML_003, "003-02", "altered", "method",
+     "For diffusion language models that support any-order decoding, d2-StepMerge computes the exact "
+     "trajectory likelihood in a single model pass"),
+    (ICML_003, "003-03", "wrong", "",
+     "Attention heads of reasoning LLMs reveal a preplan-and-anchor pattern, which can be exploited to "
+     "give reinforcement learning credit to the critical tokens"),
+    (ICML_003, "003-04", "altered", "number",
+     "OPUS scores pre-training data in the update space induced by the optimizer and costs only 14.7% "
+     "additional compute"),
+    (ICML_003, "003-05", "uncited", "",
+     "A mechanistic model that chains an equivariant encoder, a neuro-symbolic object encoder and a "
+     "recurrent decision agent reproduces human response times in mental rotation tasks"),
+    (ICML_003, "003-06", "correct", "",
+     "On implicit-risk tasks Meerkat-VL raises the safety of multimodal LLMs by 32%, while improving "
+     "safety and helpfulness overall by 16% and 13%"),
+    (ICML_003, "003-07", "altered", "number",
+     "The MintVid dataset used to evaluate VideoVeritas holds 3K videos produced by 12 recent generators"),
+    (ICML_003, "003-08", "wrong", "",
+     "A multilingual reward dataset covering six domains and 103 languages supports a unified reasoning "
+     "reward model that judges both pairwise and listwise data"),
+    (ICML_003, "003-09", "altered", "direction",
+     "Neural Honeytrace increases the number of queries needed to verify ownership compared with "
+     "existing watermarking methods"),
+    (ICML_003, "003-10", "correct", "",
+     "Conditional Diffusion Sampling first samples an initial distribution with parallel tempering and "
+     "then transports the samples with a closed-form SDE, so it needs no neural training"),
+    (ICML_003, "003-11", "wrong", "",
+     "Distributionally robust training over sets, with a barycentric adversary on simplex weights, "
+     "keeps set representations robust when elements are corrupted at inference time"),
+    (ICML_003, "003-12", "correct", "",
+     "RankTuner weights each token of supervised fine-tuning by where the ground-truth token ranks "
+     "relative to the rank the model expects, which helps mathematical reasoning and code generation"),
+    (ICML_003, "003-13", "uncited", "",
+     "Per-timestep violation credit can be learned from trajectory-level safety labels alone and used "
+     "in constrained policy optimization without a known cost function"),
+    (ICML_003, "003-14", "altered", "number",
+     "Diffusion meta-models trained on 100 million residual stream activations have a loss that predicts "
+     "how much their prior helps steering"),
+    (ICML_003, "003-15", "wrong", "",
+     "Dropping the redundancy assumption of multimodal self-supervised learning and aligning segments of "
+     "the same subject improves fairness on heterogeneous data without hurting downstream accuracy"),
+    (ICML_003, "003-16", "altered", "direction",
+     "In robust distributed learning, data poisoning leads to strictly worse generalization rates than "
+     "Byzantine failures"),
+    (ICML_003, "003-17", "correct", "",
+     "Distribution-free estimators can trace the Pareto frontier between miscoverage and regret of "
+     "robust predict-then-optimize policies, which guides the choice of the robustness level"),
+    (ICML_003, "003-18", "altered", "number",
+     "Training a poisoned LLM to articulate its own trigger defends against backdoors, as shown on 9 "
+     "backdoor attacks against 6 baseline defenses"),
+    (ICML_003, "003-19", "wrong", "",
+     "With a sliding window over a single-pass stream of arms, identifying the best arm is hard when "
+     "memory is sublinear, but an approximately best arm can be found efficiently"),
+    (ICML_004, "004-10", "correct", "",
+     "AdLift protects 3D Gaussian Splatting assets from instruction-driven editing by lifting bounded 2D "
+     "adversarial perturbations into safeguard Gaussians that hold across views"),
+    (ICML_004, "004-11", "wrong", "",
+     "A dual-prototype evidential fusion network for whole-slide images predicts survival intervals "
+     "with their uncertainty and explains its predictions through prototypes"),
+    (ICML_004, "004-12", "altered", "number",
+     "DLA merges the states of multi-state linear attention dynamically and was evaluated on 12 "
+     "datasets after pre-training two linear attention models"),
+    (ICML_004, "004-13", "altered", "direction",
+     "MoCo-EA finds that points in the middle of optimized paths between adversarial perturbations "
+     "transfer worse than the endpoints"),
+    (ICML_004, "004-14", "uncited", "",
+     "Fair aggregation weights derived from the maximum entropy principle, together with step-wise "
+     "model alignment, improve client-level fairness in federated learning while keeping global accuracy"),
+    (ICML_004, "004-15", "altered", "number",
+     "SVGT guides generation with a separate value module and bridge tokens, reducing harmful scores by "
+     "over 90% while keeping outputs fluent"),
+    (ICML_004, "004-16", "correct", "",
+     "PlugGuard flags risky content while tokens stream out, adding under 0.5 ms of latency per token "
+     "with 20M parameters and gaining 22.80% F1 over earlier streaming guardrails"),
+    (ICML_004, "004-17", "wrong", "",
+     "Objective perturbation with importance sampling makes differentially private implicit matrix "
+     "factorization practical for cross-silo recommendation"),
+    (ICML_004, "004-18", "correct", "",
+     "Causal interventions on a Transformer re-parameterized as a RASP program recover small "
+     "interpretable sub-programs from models that length-generalize"),
+    (ICML_004, "004-19", "altered", "method",
+     "A deep interactive multi-agent imitation learning algorithm for linear Markov games clearly beats "
+     "GAIL on Tic-Tac-Toe and Connect4"),
+    (C25, "OgWh4J7bkT", "correct", "",
+     "Iterating DPO over a generator and a reward model that improve each other, with verifiable "
+     "rewards, reaches RL-level mathematical reasoning at a fraction of the compute"),
+    (C25, "pm9ykfhknK", "altered", "method",
+     "CoLa learns automated guides from human demonstrations, and a small guide trained this way "
+     "outperforms Claude 3 when it guides a reasoner"),
+    (C25, "zLbmsdyTiN", "altered", "number",
+     "MeMAD reuses structured memories of earlier debates and gains up to 7.3% accuracy over standard "
+     "multi-agent debate without updating any parameters"),
+    (C25, "bYu4DOqRY8", "wrong", "",
+     "Writing each user's reward as a weighted combination of shared low-rank basis functions lets an "
+     "LLM adapt to unseen users from a few examples"),
+    (C25, "vBcGnragkr", "altered", "direction",
+     "On synthetic factual recall, imbalanced training distributions lengthen the plateau language "
+     "models go through before they acquire the facts"),
+    (C25, "VSwRuGtB5n", "correct", "",
+     "MapIQ evaluates multimodal LLMs on 14,706 question-answer pairs over choropleth maps, cartograms "
+     "and proportional symbol maps"),
+    (C25, "uzauWUW9u3", "uncited", "",
+     "Keeping the morally charged words that journalists choose helps automatic news summaries "
+     "preserve the moral framing of the article"),
+    (C25, "x6evCULIOQ", "wrong", "",
+     "A post-hoc energy-based refinement of reward models makes them robust to noisy preference labels "
+     "and delays reward hacking without retraining the reward model"),
+    (C25, "R94bCTckhV", "correct", "",
+     "OpinioRAG writes personalized opinion highlights from thousands of reviews per entity by "
+     "retrieving evidence for an LLM, without any training"),
+    (C25, "wRcTCcb0H5", "altered", "number",
+     "Sherkala-Chat adapts LLaMA-3.1-8B to Kazakh by training it on 145.3B tokens in four languages"),
+    (C25, "XvCBtm5PgF", "wrong", "",
+     "When a planner LM writes an inference program that small follower models execute, a 1B-scale "
+     "follower can match GPT-4o on constrained generation"),
+    (C25, "0zxugBcgF5", "correct", "",
+     "Correcting the reward model off-policy with importance weights, without new labels, counters "
+     "overoptimization in RLHF"),
+    (C25, "17yFbHmblo", "altered", "method",
+     "Noiser attributes the predictions of LLMs by adding bounded noise to the attention weights of "
+     "every layer"),
+    (C25, "ROtDZDUgvw", "altered", "number",
+     "Coding 368 queries sent to an astronomy RAG bot and interviewing 21 astronomers shows how users "
+     "judge LLM answers"),
+    (C25, "uXR2KsA4L9", "correct", "",
+     "Human grading of LLM-written proofs shows that current models rarely solve Olympiad-level "
+     "problems and that their correct final answers often come from shortcuts rather than sound reasoning"),
+    (C25, "c05qIG1Z2B", "wrong", "",
+     "Pausing autoregressive generation to refine a semantic plan with latent diffusion improves "
+     "narrative coherence, winning over 70% of LLM-as-judge comparisons"),
+    (C25, "VGw1viYliK", "uncited", "",
+     "Steering Gemma 2 in a sparse latent space works as well as dense activation steering while making "
+     "the steering vectors easier to interpret and compose"),
+    (C25, "52YBEzcI0l", "altered", "direction",
+     "Loss spikes in LLM pre-training are avoided by making the sub-layers large and the shortcut small"),
+    (C25, "9rwtezthwo", "correct", "",
+     "Preference tuning on pairs whose chosen and rejected answers both come from weak models, of 3B and "
+     "1.5B parameters, brings an 8B model to the level of Tülu 3"),
+    (C25, "oHR862dpMC", "wrong", "",
+     "Reasoning models spend far too many tokens on easy problems, and a training-free decoding method "
+     "that cuts their thinking short improves calibration"),
+    (C25, "kaPAalWAp3", "wrong", "",
+     "Applying sparse autoencoder features dynamically, with a classifier deciding when to intervene, "
+     "gives better forget-utility trade-offs than gradient-based unlearning"),
+    (C25, "H6Ae8Po6fS", "wrong", "",
+     "Training a policy with RL to find high-reward but low-quality responses and adding them to reward "
+     "model training reduces reward hacking in RLHF"),
+]
+
+DEV: list[tuple[str, str, str, str, str]] = [
+    (ICML_000, "000-01", "correct", "",
+     "GenAlign combines a rubric-based generative reward model, debiased for answer position online, "
+     "with a cheaper policy optimization to align multimodal LLMs with human preferences"),
+    (ICML_000, "000-02", "altered", "number",
+     "AdaSCALE lowers the average FPR@95 on ImageNet-1k relative to OptFS by 14.94% for near-OOD and "
+     "25.28% for far-OOD data"),
+    (ICML_000, "000-03", "wrong", "",
+     "When people act on conformal prediction sets, equalizing set sizes rather than coverage goes "
+     "with fairer downstream decisions"),
+    (ICML_000, "000-04", "correct", "",
+     "Reusing stored low-precision rules from earlier explanations makes Anchors much faster to compute "
+     "without losing fidelity"),
+    (ICML_000, "000-05", "uncited", "",
+     "For DP stochastic convex optimization, privately minimizing a sequence of regularized objectives "
+     "gives near-optimal privacy-utility trade-offs whose guarantees are cheaper to verify than training"),
+    (ICML_000, "000-06", "altered", "direction",
+     "Min-max fine-tuning toward equalized generative treatment gives less fair outcomes than the other "
+     "approaches it was compared with"),
+    (ICML_000, "000-07", "altered", "number",
+     "Feature death in sparse autoencoders exceeds 90% on AlphaFold3 while staying near zero on GPT-2 "
+     "with the same configuration"),
+    (ICML_000, "000-08", "wrong", "",
+     "Solving an MDP with noisy transitions can be equivalent to solving a noise-free MDP with a "
+     "smaller discount factor"),
+    (ICML_000, "000-09", "correct", "",
+     "Adalina approximates semi-values such as the Shapley value in linear time and space and adapts "
+     "to the utility function to lower the mean squared error"),
+    (ICML_000, "000-10", "correct", "",
+     "RedVisor detects prompt injection with a removable adapter on a frozen backbone that reasons "
+     "about the attack, and reuses the KV cache to avoid a second prefill"),
+    (ICML_000, "000-11", "wrong", "",
+     "Networks trained on dihedral multiplication learn a divide-and-conquer algorithm whose neural "
+     "representations correspond to Cayley graphs"),
+    (ICML_000, "000-12", "altered", "method",
+     "ProtoSAC places a prototype-based actor inside PPO so that continuous-control policies become "
+     "interpretable"),
+    (ICML_000, "000-13", "uncited", "",
+     "Statistical profiles of Gaussian splatting parameters and simulated edits let an LLM infer which "
+     "3DGS model was derived from which, without any training"),
+    (ICML_000, "000-14", "altered", "number",
+     "ActHook watermarks agent trajectory datasets with hook actions and reaches a detection AUC of 98.3 "
+     "on Qwen-2.5-Coder-7B"),
+    (ICML_000, "000-15", "wrong", "",
+     "Shrinking the vocabulary through community detection makes token-level watermarks of "
+     "autoregressive audio models robust without fine-tuning the tokenizer"),
+    (ICML_000, "000-16", "correct", "",
+     "AdamW-style Shampoo, which won the external tuning track of AlgoPerf, converges at a rate in the "
+     "nuclear norm that parallels the optimal rate of SGD"),
+    (ICML_000, "000-17", "altered", "number",
+     "MemPot improves detection AUROC against memory extraction attacks by 50% and the true positive "
+     "rate at a low false positive rate by 60%"),
+    (ICML_000, "000-18", "wrong", "",
+     "Linear probes on later-layer activations detect secrets that a fine-tuned LLM hides in its "
+     "outputs with up to 33% higher accuracy than in the base model"),
+    (ICML_000, "000-19", "altered", "direction",
+     "The stability analysis of asynchronous SGD needs Lipschitz continuity and bounded gradient noise "
+     "to bound its excess risk"),
+    (ICML_004, "004-01", "correct", "",
+     "Embedding watermarks in higher-order spherical harmonic coefficients and reading them from an "
+     "invariant bispectrum lets panorama watermarks survive arbitrary 3D rotations"),
+    (ICML_004, "004-02", "uncited", "",
+     "The gap between an RL agent's rational risk in training and in deployment splits into an "
+     "environment-shift part bounded by a Wasserstein distance and a part bounded by Rademacher complexity"),
+    (ICML_004, "004-03", "wrong", "",
+     "A process reward model that scores the security of every step of a code trajectory gives dense "
+     "feedback for vulnerability detection and secure code generation"),
+    (ICML_004, "004-04", "altered", "number",
+     "In 6 vulnerability games, language models trained with RL learn to exploit loopholes to raise "
+     "their reward without being told to"),
+    (ICML_004, "004-05", "correct", "",
+     "RCDP-UCB handles linear dueling bandits with post-serving contexts, delayed feedback and "
+     "adversarial corruption, whatever the delay regime"),
+    (ICML_004, "004-06", "altered", "number",
+     "SOPE was evaluated on 27,216 test cases in which 524 transformed real-world MCP servers attacked "
+     "LLM agents"),
+    (ICML_004, "004-07", "wrong", "",
+     "Seen as implicit Bayesian inference in the kernel regime, test-time training helps only when its "
+     "updates match the prompt's signal-to-noise ratio"),
+    (ICML_004, "004-08", "altered", "direction",
+     "The update-matching objective built for adaptive optimizers gives weaker gradient inversion "
+     "attacks than gradient matching when the model is trained with plain SGD"),
+    (ICML_004, "004-09", "uncited", "",
+     "A scaled-up KSVD dictionary learning algorithm matches sparse autoencoders on SAEBench metrics "
+     "for embeddings of Gemma-2-2B and Pythia-160M"),
+    (C24, "GC4mXVfquq", "altered", "number",
+     "JailBreakV tests multimodal LLMs with 28,000 jailbreak cases built from 3,000 malicious queries"),
+    (C24, "VHhwhmtx3b", "wrong", "",
+     "Attention sinks on ubiquitous separator tokens can hurt the continual learning of pre-trained "
+     "models, and scaling attention toward the other tokens first helps without replay"),
+    (C24, "oRcYFm8vyB", "altered", "number",
+     "Because of the softmax bottleneck, a few API queries suffice to estimate the embedding size of "
+     "gpt-3.5-turbo at about 8192"),
+    (C24, "zSf8PJyQb2", "correct", "",
+     "Circuit faithfulness scores change a lot with seemingly minor choices of ablation method, so they "
+     "reflect the researcher's methodology as much as the circuit"),
+    (C24, "lVOw78nYXS", "altered", "direction",
+     "Multimodal LLMs spontaneously make their own language more efficient as an interaction goes on, "
+     "as the ICCA evaluation shows"),
+    (C24, "PEQFHRUFca", "uncited", "",
+     "Reparameterizing how samples are drawn from discrete diffusion processes gives a family of text "
+     "diffusion models with better training and decoding"),
+    (C24, "Zt1dwG8xrK", "wrong", "",
+     "Language models trained on knowledge-graph data hallucinate less as they grow, but their "
+     "hallucinations become harder to detect"),
+    (C24, "Jd0bCD12DS", "correct", "",
+     "For LLM fine-tuning, user-level differential privacy can be reached with group privacy or "
+     "user-wise DP-SGD, and how data is selected matters for the privacy-utility trade-off"),
+    (C24, "vL8BIGuFTF", "altered", "number",
+     "Fine-tuning small LLMs on a task predicts whether models trained with up to 16x more compute will "
+     "show emergent abilities"),
+    (C24, "Zq9Dfj4nBo", "uncited", "",
+     "Letting language models inspect information for a buyer while preventing its theft addresses the "
+     "buyer's inspection paradox of information markets"),
+    (C24, "amhPBLFYWv", "altered", "direction",
+     "Recurrent models such as RWKV and Mamba fall short of transformers of the same size at predicting "
+     "metrics of online human language comprehension"),
+    (C24, "HDkNbfLQgu", "correct", "",
+     "Training LLMs on reversed strings while keeping entities intact mitigates the reversal curse"),
+    (C24, "aajyHYjjsk", "wrong", "",
+     "LLMs represent whether a factual statement is true along a linear direction, and "
+     "difference-in-mean probes find directions that are causally implicated"),
+    (C24, "MLD1cwfjUb", "correct", "",
+     "Transformers fail to length-generalize on parity because they cannot access arbitrary positions "
+     "of their context, and content-based addressing helps"),
+    (C24, "0oiG1KigYN", "altered", "number",
+     "SPEER fine-tunes Mistral and Zephyr on about 267k hospital admissions to plan clinical summaries "
+     "sentence by sentence"),
+    (C24, "2cop2jmQVL", "altered", "number",
+     "Pretraining on streams of search raises search accuracy on Countdown by 35% over training on "
+     "optimal trajectories only"),
+    (C24, "TZ0CCGDcuT", "altered", "method",
+     "Circuits found by edge attribution patching with integrated gradients are more faithful than "
+     "those found by ACDC"),
+    (C24, "fib9qidCpY", "wrong", "",
+     "Having an LLM interleave its output with symbolic references to fields of the input data makes "
+     "human verification of the text easier"),
+    (C24, "VWWzO3ewMS", "correct", "",
+     "Deciding when to abstain from how far the model's label distribution is from the crowd's works "
+     "well for hate speech detection and natural language inference"),
+    (C24, "8TdcXwfNRB", "altered", "method",
+     "PAPERCLIP fine-tunes a pre-trained SigLIP model on Hubble observing proposals to link telescope "
+     "images with natural language"),
+    (C24, "D06yk3DBas", "wrong", "",
+     "Open code LLMs lag closed ones at following code-editing instructions, and fine-tuning on a "
+     "curated, permissively licensed dataset narrows the gap"),
+    (C24, "LzpaUxcNFK", "uncited", "",
+     "Given in-context examples, GPT-4 and Claude 3 perform linear and non-linear regression on par with "
+     "supervised methods such as random forests"),
+    (C24, "4aqq9xTtih", "correct", "",
+     "GRIFFIN keeps model quality with half of the feedforward parameters by selecting experts per "
+     "sequence, needing neither training nor calibration"),
+]
+# fmt: on
+
+SPLITS = {"dev": DEV, "test": TEST}
+VERDICT = {"correct": "supported", "wrong": "not supported", "altered": "not supported", "uncited": "uncited"}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z][a-z0-9\-]{2,}", text.lower())
+
+
+def nearest(papers: dict[str, dict]) -> dict[str, str]:
+    """Each paper's nearest other paper of the same collection by TF-IDF cosine of title + abstract."""
+    docs = {pid: Counter(_words(f"{p.get('title', '')} {p['abstract']}")) for pid, p in papers.items()}
+    df = Counter(w for bag in docs.values() for w in bag)
+    n = len(docs)
+    vectors = {}
+    for pid, bag in docs.items():
+        vec = {w: (1 + math.log(c)) * math.log(n / df[w]) for w, c in bag.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        vectors[pid] = {w: v / norm for w, v in vec.items()}
+    out = {}
+    for pid, vec in vectors.items():
+        best, best_score = "", -1.0
+        for other, ovec in vectors.items():
+            if other == pid:
+                continue
+            score = sum(v * ovec.get(w, 0.0) for w, v in vec.items())
+            if score > best_score:
+                best, best_score = other, score
+        out[pid] = best
+    return out
+
+
+def bundled() -> dict[str, dict]:
+    """The bundled ICML 2026 papers by id, with their seed file (parsed as citeline parses them)."""
+    sys.path.insert(0, str(ROOT))
+    from rag.index.corpus import parse_source
+    from rag.resources import bundled_corpus
+
+    return {p.id: {"source": p.source, "id": p.id, "abstract": p.abstract}
+            for path in bundled_corpus() for p in parse_source(path, path.name).papers}  # fmt: skip
+
+
+def colm(corpora: Path) -> dict[str, dict]:
+    """COLM 2024 and 2025 papers by id, with their corpus file."""
+    papers = {}
+    for name in COLM:
+        with gzip.open(corpora / name, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                record = json.loads(line)
+                papers[record["id"]] = {**record, "source": name}
+    return papers
+
+
+def surname(paper: dict) -> str:
+    """The first author's surname, as an author-year citation writes it."""
+    return (paper.get("authors") or [""])[0].split()[-1] if paper.get("authors") else ""
+
+
+def build(split: str, corpora: Path) -> list[dict]:
+    """The rows of one split, in draft order."""
+    collections = {"default": bundled(), "check-colm": colm(corpora)}
+    neighbours = {name: nearest(papers) for name, papers in collections.items()}
+    author_years = Counter((surname(p), p.get("year")) for p in collections["check-colm"].values())
+    rows, turn, counts = [], 0, Counter()
+    for source, pid, kind, alteration, claim in SPLITS[split]:
+        collection = "check-colm" if source in COLM else "default"
+        papers = collections[collection]
+        gold = papers[pid]
+        if gold["source"] != source:
+            raise SystemExit(f"{pid}: in {gold['source']}, not {source}")
+        cited = {"correct": pid, "altered": pid, "wrong": neighbours[collection][pid]}.get(kind)
+        if collection == "default":
+            style = "key" if cited else "none"
+            group = "icml-keys"
+        else:
+            group = STYLES[turn % len(STYLES)]
+            turn += 1
+            style = group if cited else "none"
+            if style == "author-year" and author_years[(surname(papers[cited]), papers[cited]["year"])] > 1:
+                style = "cite"  # "(Wang et al., 2025)" would name several papers: cite by key instead
+            group = f"colm-{group}"
+        counts[group] += 1
+        draft = f"{split}-{group}-{(counts[group] - 1) // DRAFT_CLAIMS + 1}"
+        row = {
+            "id": f"check-{split}-{len(rows) + 1:03d}",
+            "draft": draft,
+            "collection": collection,
+            "kind": kind,
+            "claim": claim,
+            "citation": style,
+            "cited": {"source": papers[cited]["source"], "id": cited} if cited else None,
+            "gold": {"source": source, "id": pid},
+            "verdict": VERDICT[kind],
+            "suggestion": [{"source": source, "id": pid}] if kind in ("wrong", "uncited") else [],
+        }
+        if alteration:
+            row["alteration"] = alteration
+        rows.append(row)
+    return rows
+
+
+def default_corpora() -> Path:
+    """``../shared/corpora`` beside the checkout (or beside the folder of a git worktree)."""
+    for base in (ROOT.parent, ROOT.parent.parent):
+        if (base / "shared" / "corpora").is_dir():
+            return base / "shared" / "corpora"
+    return ROOT.parent / "shared" / "corpora"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", type=Path, default=default_corpora())
+    parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
+    args = parser.parse_args(argv)
+    for split in ("dev", "test") if args.split == "both" else (args.split,):
+        rows = build(split, args.corpora)
+        if not rows:
+            continue
+        out = HERE / f"check-{split}.jsonl"
+        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        print(f"{out.name}: {len(rows)} claims, {dict(Counter(r['kind'] for r in rows))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
