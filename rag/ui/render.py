@@ -212,7 +212,7 @@ def _cited_as(citations: list[Citation]) -> dict[str, list[str]]:
 
 def bibliography(citations: list[Citation]) -> str:
     """The cited papers' BibTeX, each entry after ``% [KEY] -> \\cite{bibkey}`` lines."""
-    from rag.bibtex import bibliography as entries
+    from rag.ui.bibtex import bibliography as entries
 
     return entries([c.paper for c in citations], cited_as=_cited_as(citations))
 
@@ -220,7 +220,7 @@ def bibliography(citations: list[Citation]) -> str:
 def bibtex(papers: list[Paper], after: bool = False, citations: list[Citation] | None = None) -> None:
     """BibTeX entries as plain text (paste into a .bib file): ``papers``, or the papers of an
     answer's ``citations`` with the mapping from its keys; ``after`` an answer."""
-    from rag.bibtex import bibliography as entries
+    from rag.ui.bibtex import bibliography as entries
 
     text = bibliography(citations) if citations else entries(papers) if papers else ""
     if text:
@@ -230,7 +230,7 @@ def bibtex(papers: list[Paper], after: bool = False, citations: list[Citation] |
 def with_bibtex(data: dict, citations: list[Citation], cite: str | None) -> dict:
     """A JSON document with, when ``--cite bibtex`` asked for it, a ``bibtex`` field and each
     citation's ``bibtex_key`` (the key its entry has there)."""
-    from rag.bibtex import cite_keys
+    from rag.ui.bibtex import cite_keys
 
     if cite != "bibtex":
         return data

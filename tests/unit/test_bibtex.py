@@ -1,4 +1,4 @@
-from rag.bibtex import base_key, bibliography, cite_keys
+from rag.ui.bibtex import base_key, bibliography, cite_keys
 from rag.records import Paper
 from tests.latex import compile_bibliography
 
