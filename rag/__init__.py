@@ -12,8 +12,8 @@ The public API (declared once, in ``_EXPORTS`` below; pinned by ``tests/unit/tes
         print(citation.key, citation.paper.source, citation.paper.line)
 
 Stages live in subpackages and import one way only: ``index`` (sources → papers → chunks →
-store) → ``retrieval`` → ``llm`` (the model backends) → ``answer`` (prompt → answer → check) →
-``eval``; ``ui`` renders for the terminal. Names are resolved lazily, so ``import rag`` (and
+store) → ``log`` (the answer log) → ``retrieval`` → ``llm`` (the model backends) → ``answer``
+(prompt → answer → check) → ``eval``; ``ui`` renders for the terminal. Names are resolved lazily, so ``import rag`` (and
 ``citeline --help``) stays fast.
 """
 

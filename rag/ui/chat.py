@@ -12,9 +12,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from rag.answer.log import new_conversation
 from rag.api import Library
 from rag.errors import CitelineError
+from rag.log.store import new_conversation
 from rag.records import Answer, Turn
 from rag.ui import render
 

@@ -206,7 +206,7 @@ def _hit(rank: int, hit: Hit) -> Ranked:
 
 def answer_record(answer: Answer, note: str | None = None) -> AnswerResult:
     """The ``ask`` tool's result (the model named once for every way of answering without one)."""
-    from rag.answer.log import shown_model
+    from rag.log.store import shown_model
 
     return AnswerResult(
         answer=_plain(answer.text),
