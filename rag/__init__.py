@@ -13,8 +13,8 @@ The public API (declared once, in ``_EXPORTS`` below; pinned by ``tests/unit/tes
 
 Stages live in subpackages and import one way only: ``index`` (sources → papers → chunks →
 store) → ``log`` (the answer log) → ``retrieval`` → ``llm`` (the model backends) → ``answer``
-(prompt → answer → check) → ``eval``; ``ui`` renders for the terminal. Names are resolved lazily, so ``import rag`` (and
-``citeline --help``) stays fast.
+(prompt → answer → check) → ``eval``; ``ui`` renders for the terminal. Names are resolved lazily,
+so ``import rag`` (and ``citeline --help``) stays fast.
 """
 
 from __future__ import annotations
