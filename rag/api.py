@@ -17,7 +17,7 @@ from rag.settings import Settings
 if TYPE_CHECKING:
     from rag.answer.check import CheckReport
     from rag.answer.pipeline import AnswerChain
-    from rag.answer.summarize import Summary
+    from rag.answer.summary import Summary
     from rag.llm.client import LLMHandle
     from rag.log.store import AnswerLog
     from rag.retrieval import PaperSearch

@@ -25,7 +25,7 @@ from rag.records import Answer, AnswerMode, Citation, Hit, Paper
 from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
-    from rag.answer.summarize import Summary
+    from rag.answer.summary import Summary
     from rag.index.ingest import IngestReport
 
 console = Console(highlight=False)
