@@ -133,8 +133,14 @@ class Library:
         summary = summarizer.summarize(topic, max_papers=max_papers)
         if self.settings.log:
             citations = summary.to_dict()["citations"]
-            self.log.record_summary(topic, summary.to_markdown(), citations, summary.model,
-                                    self.settings.collection, summary.timings)  # fmt: skip
+            self.log.record_summary(
+                topic,
+                summary.to_markdown(),
+                citations,
+                summary.model,
+                self.settings.collection,
+                summary.timings,
+            )
         return summary
 
     def check(self, draft: str, bib: str | None = None) -> CheckReport:

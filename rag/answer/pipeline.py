@@ -191,9 +191,15 @@ class AnswerChain:
         run.context = assign_keys(run.hits)
         weights = self.retriever.term_weights(lexical_terms(run.standalone))
         text = listing_answer(
-            run.standalone, topic, run.context, self.retriever.embedder, weights,
-            found=run.found, where=where, vectors=selection.vectors,
-        )  # fmt: skip
+            run.standalone,
+            topic,
+            run.context,
+            self.retriever.embedder,
+            weights,
+            found=run.found,
+            where=where,
+            vectors=selection.vectors,
+        )
         return _Draft(text, "listing")
 
     def retrieve(

@@ -75,10 +75,14 @@ class ChatSession:
         render.stream_reset()
         try:
             answer = self.library.ask(
-                line, self.turns, k=self.k, mode=self.mode,
+                line,
+                self.turns,
+                k=self.k,
+                mode=self.mode,
                 on_token=render.stream_token if streaming else None,
-                conversation=self.conversation, kind="chat",
-            )  # fmt: skip
+                conversation=self.conversation,
+                kind="chat",
+            )
         except CitelineError as exc:
             self._error(exc)
             return True

@@ -94,8 +94,15 @@ def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
 
     from rag.ui.interrupts import DeferredInterrupt
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=errors, transient=True, disable=not errors.is_terminal)  # fmt: skip
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not errors.is_terminal,
+    )
     state: dict = {}
 
     with bar, ExitStack() as deferred:
@@ -170,8 +177,11 @@ def paper_detail(paper: Paper) -> None:
 def hits_table(hits: list[Hit], mode: str, problem: str | None = None) -> None:
     """Search results with their scores; an empty list says why when a filter is the reason."""
     if not hits:
-        console.print(f"[dim]{shown(problem[0].upper() + problem[1:])}.[/]" if problem
-                      else "[dim]No paper is relevant enough to this query.[/]")  # fmt: skip
+        console.print(
+            f"[dim]{shown(problem[0].upper() + problem[1:])}.[/]"
+            if problem
+            else "[dim]No paper is relevant enough to this query.[/]"
+        )
         return
     table = Table(box=None, pad_edge=False)
     for column in ("#", "Score", "Sim", "ID", "Label", "Source"):
@@ -184,8 +194,9 @@ def hits_table(hits: list[Hit], mode: str, problem: str | None = None) -> None:
     for n, hit in enumerate(hits, start=1):
         sim = "" if hit.similarity is None else f"{hit.similarity:.2f}"
         where = shown(f"{hit.paper.source}:{hit.paper.line}", latex=False)
-        table.add_row(str(n), f"{hit.score:.4f}", sim, shown(hit.paper.id, latex=False),
-                      shown(hit.paper.display), where)  # fmt: skip
+        table.add_row(
+            str(n), f"{hit.score:.4f}", sim, shown(hit.paper.id, latex=False), shown(hit.paper.display), where
+        )
     console.print(table)
     console.print(f"[dim]mode: {mode}[/]")
 
@@ -270,8 +281,15 @@ def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
     """Progress bars on stderr for the eval's stages."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True, disable=not errors.is_terminal) as bar:  # fmt: skip
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not errors.is_terminal,
+    ) as bar:
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:
@@ -472,13 +490,24 @@ def log_table(entries: list) -> None:
         return
     table = Table(box=None, pad_edge=False)
     for column in ("#", "Time", "Kind", "Collection", "Conversation", "Question", "Papers", "Model"):
-        table.add_column(column, overflow="ellipsis", no_wrap=column != "Question",
-                         max_width=ID_WIDTH if column == "Collection" else None)  # fmt: skip
+        table.add_column(
+            column,
+            overflow="ellipsis",
+            no_wrap=column != "Question",
+            max_width=ID_WIDTH if column == "Collection" else None,
+        )
     for entry in entries:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.time))
-        table.add_row(str(entry.id), when, entry.kind, shown(entry.collection or "", latex=False),
-                      shown(entry.conversation, latex=False), shown(entry.question),
-                      str(len(entry.citations)), shown(entry.model or ""))  # fmt: skip
+        table.add_row(
+            str(entry.id),
+            when,
+            entry.kind,
+            shown(entry.collection or "", latex=False),
+            shown(entry.conversation, latex=False),
+            shown(entry.question),
+            str(len(entry.citations)),
+            shown(entry.model or ""),
+        )
     console.print(table)
 
 
@@ -488,8 +517,10 @@ def log_entry(entry) -> None:
 
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
     conversation = shown(entry.conversation, latex=False)
-    console.print(f"[dim]#{entry.id} · {when} · {entry.kind} · {shown(entry.collection or '')} · "
-                  f"{shown(entry.model or '')} · conversation {conversation}[/]")  # fmt: skip
+    console.print(
+        f"[dim]#{entry.id} · {when} · {entry.kind} · {shown(entry.collection or '')} · "
+        f"{shown(entry.model or '')} · conversation {conversation}[/]"
+    )
     console.print(f"[bold]> {shown(entry.question)}[/]")
     if entry.standalone and entry.standalone != entry.question:
         console.print(f"[dim]  (as: {shown(entry.standalone)})[/]")
