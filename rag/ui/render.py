@@ -25,6 +25,8 @@ from rag.records import Answer, AnswerMode, Citation, Hit, Paper
 from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from rag.answer.summary import Summary
     from rag.index.ingest import IngestReport
 
@@ -90,19 +92,9 @@ def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
     """
     from contextlib import ExitStack
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from rag.ui.interrupts import DeferredInterrupt
 
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=errors,
-        transient=True,
-        disable=not errors.is_terminal,
-    )
+    bar = _progress_bars()
     state: dict = {}
 
     with bar, ExitStack() as deferred:
@@ -276,12 +268,12 @@ def summary(result: Summary, fmt: str, out: Path | None, cite: str | None = None
         console.print(Markdown(text))
 
 
-@contextmanager
-def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
-    """Progress bars on stderr for the eval's stages."""
+def _progress_bars() -> Progress:
+    """Bars (description, bar, done/total, time) on stderr, shown only on a terminal and cleared
+    when done: the one look of ingest and eval progress."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -289,7 +281,13 @@ def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
         console=errors,
         transient=True,
         disable=not errors.is_terminal,
-    ) as bar:
+    )
+
+
+@contextmanager
+def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """Progress bars on stderr for the eval's stages."""
+    with _progress_bars() as bar:
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:
