@@ -231,8 +231,14 @@ def ask(
     from rag.ui import render
 
     cite = _cite_format(cite)
-    overrides = dict(collection=collection, llm=llm, venue=venue, year=year, log=False if no_log else None,
-                     listing_max_papers=1000 if list_all else listed)  # fmt: skip
+    overrides = dict(
+        collection=collection,
+        llm=llm,
+        venue=venue,
+        year=year,
+        log=False if no_log else None,
+        listing_max_papers=1000 if list_all else listed,
+    )
     library = _library(_settings(config, **overrides))
     if cid:
         conversation, history = library.conversation(cid)

@@ -12,9 +12,9 @@ The public API (declared once, in ``_EXPORTS`` below; pinned by ``tests/unit/tes
         print(citation.key, citation.paper.source, citation.paper.line)
 
 Stages live in subpackages and import one way only: ``index`` (sources → papers → chunks →
-store) → ``retrieval`` → ``llm`` (the model backends) → ``answer`` (prompt → answer → check) →
-``eval``; ``ui`` renders for the terminal. Names are resolved lazily, so ``import rag`` (and
-``citeline --help``) stays fast.
+store) → ``log`` (the answer log) → ``retrieval`` → ``llm`` (the model backends) → ``answer``
+(prompt → answer → check) → ``eval``; ``ui`` renders for the terminal. Names are resolved lazily,
+so ``import rag`` (and ``citeline --help``) stays fast.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "rag.api": ("Library",),
     "rag.retrieval.langchain": ("CitelineRetriever",),
     "rag.index.ingest": ("ingest", "ensure_index", "IngestReport"),
-    "rag.answer.summarize": ("Summary",),
+    "rag.answer.summary": ("Summary",),
     "rag.eval.harness": ("run_eval", "eval_set"),
     "rag.eval.signals": ("run_signals",),
     "rag.eval.subfields": ("run_subfields",),
@@ -50,7 +50,7 @@ _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in nam
 __all__ = sorted(_MODULE_OF)
 
 if TYPE_CHECKING:
-    from rag.answer.summarize import Summary
+    from rag.answer.summary import Summary
     from rag.api import Library
     from rag.errors import BackendUnavailable, BadInput, CitelineError, CitelineWarning, NotFound, StoreBusy
     from rag.eval.harness import eval_set, run_eval

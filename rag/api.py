@@ -16,10 +16,10 @@ from rag.settings import Settings
 
 if TYPE_CHECKING:
     from rag.answer.check import CheckReport
-    from rag.answer.log import AnswerLog
     from rag.answer.pipeline import AnswerChain
-    from rag.answer.summarize import Summary
+    from rag.answer.summary import Summary
     from rag.llm.client import LLMHandle
+    from rag.log.store import AnswerLog
     from rag.retrieval import PaperSearch
 
 
@@ -70,7 +70,7 @@ class Library:
     def log(self) -> AnswerLog:
         """The answer log in the data dir (written only when ``settings.log``)."""
         if self._log is None:
-            from rag.answer.log import AnswerLog
+            from rag.log.store import AnswerLog
 
             self._log = AnswerLog(self.settings.log_file, secrets=(self.settings.api_key or "",))
         return self._log
@@ -116,7 +116,7 @@ class Library:
         """
         answer = self.chain.ask(question, history, k=k, mode=mode, on_token=on_token)
         if self.settings.log:
-            from rag.answer.log import new_conversation
+            from rag.log.store import new_conversation
 
             self.log.record(
                 kind, question, answer, self.settings.collection, conversation or new_conversation()
@@ -133,8 +133,14 @@ class Library:
         summary = summarizer.summarize(topic, max_papers=max_papers)
         if self.settings.log:
             citations = summary.to_dict()["citations"]
-            self.log.record_summary(topic, summary.to_markdown(), citations, summary.model,
-                                    self.settings.collection, summary.timings)  # fmt: skip
+            self.log.record_summary(
+                topic,
+                summary.to_markdown(),
+                citations,
+                summary.model,
+                self.settings.collection,
+                summary.timings,
+            )
         return summary
 
     def check(self, draft: str, bib: str | None = None) -> CheckReport:

@@ -350,8 +350,10 @@ def find_citations(text: str, is_id: Callable[[str], bool], numbered: dict[str, 
         if _inside(m.start(), taken):
             continue
         body = m.group(1) if m.group(1) is not None else m.group(2)
-        cites = [Cite(f"{_clean_author(a.group(1))}, {a.group(2)}", "author-year", m.start(), m.end())
-                 for a in _AUTHOR_YEAR.finditer(body)]  # fmt: skip
+        cites = [
+            Cite(f"{_clean_author(a.group(1))}, {a.group(2)}", "author-year", m.start(), m.end())
+            for a in _AUTHOR_YEAR.finditer(body)
+        ]
         if not cites and m.group(1) is not None:
             tokens = [t.strip() for t in re.split(r"[,;]", body) if t.strip()]
             numbers = [n for t in tokens for n in _numbers(t)]
@@ -762,8 +764,9 @@ class Checker:
             self._index = PaperIndex(self._all_papers())
         return self._index
 
-    def check(self, text: str, kind: str = "txt", bib: dict[str, Reference] | None = None,
-              source: str = "draft") -> CheckReport:  # fmt: skip
+    def check(
+        self, text: str, kind: str = "txt", bib: dict[str, Reference] | None = None, source: str = "draft"
+    ) -> CheckReport:
         """Every cited claim of ``text`` with its verdict; a draft with no citation is an error."""
         masked = _masked(text, kind)
         refs_start, numbered = reference_list(masked, kind)

@@ -166,8 +166,10 @@ def gather(
         met = 1.0
         if constraint is not None:
             title = set(lexical_terms(f"{paper.title} {paper.label}"))
-            met = max((coverage(constraint, title | set(lexical_terms(s.text)), weights) for s in ranked),
-                      default=0.0)  # fmt: skip
+            met = max(
+                (coverage(constraint, title | set(lexical_terms(s.text)), weights) for s in ranked),
+                default=0.0,
+            )
         answers = support >= tuning.answer_coverage and not missing and met >= tuning.constraint_coverage
         out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met, answers))
     return out

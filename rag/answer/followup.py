@@ -32,15 +32,17 @@ _REFERS_BACK = re.compile(
 )
 # What one asks *about* a paper already named: a question made only of these (and question words)
 # names no topic ("how many architectures?", "which benchmark?").
-_ATTRIBUTES = frozenset(stem_terms(
-    "benchmark benchmarks dataset datasets architecture architectures metric metrics baseline baselines"
-    " result results score scores accuracy gain gains improvement improvements margin task tasks setting"
-    " settings experiment experiments evaluation evaluated evaluate limitation limitations author authors"
-    " code year venue number size parameters speed cost backbone domain domains language languages"
-    " modality compare compared comparison beat beats outperform outperforms better worse many much"
-    " exactly precisely percent percentage value values figure numbers use uses used",
-    stopwords=frozenset(),
-))  # fmt: skip
+_ATTRIBUTES = frozenset(
+    stem_terms(
+        "benchmark benchmarks dataset datasets architecture architectures metric metrics baseline baselines"
+        " result results score scores accuracy gain gains improvement improvements margin task tasks setting"
+        " settings experiment experiments evaluation evaluated evaluate limitation limitations author authors"
+        " code year venue number size parameters speed cost backbone domain domains language languages"
+        " modality compare compared comparison beat beats outperform outperforms better worse many much"
+        " exactly precisely percent percentage value values figure numbers use uses used",
+        stopwords=frozenset(),
+    )
+)
 # A continuation ("and ...", "what about ...") with at most this many topic words of its own is a
 # follow-up; one with more asks something new.
 _FRAGMENT_WORDS = 2
@@ -74,8 +76,9 @@ def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
     """``question`` joined to the conversation when it leans on it; None when it stands alone."""
     if not history or not leans_on_conversation(question):
         return None
-    anchor = next((t.question for t in reversed(history) if not leans_on_conversation(t.question)),
-                  history[0].question)  # fmt: skip
+    anchor = next(
+        (t.question for t in reversed(history) if not leans_on_conversation(t.question)), history[0].question
+    )
     papers = history[-1].papers
     cited = ", ".join(papers)
     refusal = (

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rag.answer.evidence import PaperEvidence, cite, gather
+from rag.answer.themes import group_by_theme
 from rag.retrieval.relevance import TermWeights
 
 if TYPE_CHECKING:
@@ -75,8 +76,6 @@ def listing_answer(
     head = listing_head(topic, len(keyed), found, where)
     if len(keyed) <= tuning.listing_group_above:
         return "\n".join([head, *lines.values()])
-    from rag.answer.summarize import group_by_theme
-
     parts = [head]
     for name, keys in group_by_theme(topic, keyed, embedder, vectors):
         parts += [f"{name}:", *(lines[k] for k in keys)]

@@ -190,9 +190,16 @@ class AnswerChain:
         run.context = assign_keys(run.hits)
         weights = self.retriever.term_weights(lexical_terms(run.standalone))
         text = listing_answer(
-            run.standalone, topic, run.context, self.retriever.embedder, weights,
-            found=run.found, where=where, vectors=selection.vectors, tuning=self.settings.answer,
-        )  # fmt: skip
+            run.standalone,
+            topic,
+            run.context,
+            self.retriever.embedder,
+            weights,
+            found=run.found,
+            where=where,
+            vectors=selection.vectors,
+            tuning=self.settings.answer,
+        )
         return _Draft(text, "listing")
 
     def retrieve(

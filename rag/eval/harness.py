@@ -150,30 +150,34 @@ def evaluate_answers(
         key_text = {k: p.abstract for k, p in keyed.items()}
         key_id = {k: p.id for k, p in keyed.items()}
         context = "\n".join(key_text.values())
-        precision, recall = (None, None) if answer.abstained else m.citation_scores(
-            answer.text, key_text, key_id, item.gold, judge
-        )  # fmt: skip
+        precision, recall = (
+            (None, None)
+            if answer.abstained
+            else m.citation_scores(answer.text, key_text, key_id, item.gold, judge)
+        )
         cited = [c.paper.id for c in answer.citations]
         gold_p, gold_r = (None, None) if not item.gold else m.gold_citation_scores(cited, item.gold)
-        rows.append({
-            "id": item.id,
-            "kind": item.kind,
-            "tags": list(item.tags),
-            "question": item.question,
-            "answer": answer.text,
-            "abstained": answer.abstained,
-            "answer_mode": answer.mode,
-            "cited": cited,
-            "retrieved": [h.paper.id for h in answer.retrieved],
-            "fact_coverage": m.fact_coverage(answer.text, item.facts) if item.facts else None,
-            "citation_precision": precision,
-            "citation_recall": recall,
-            "gold_citation_precision": gold_p,
-            "gold_citation_recall": gold_r,
-            "faithfulness": None if answer.abstained else m.faithfulness(answer.text, context, judge),
-            "latency_s": answer.timings.get("total", 0.0),
-            "tokens": answer.prompt_tokens + count_tokens(answer.text),
-        })  # fmt: skip
+        rows.append(
+            {
+                "id": item.id,
+                "kind": item.kind,
+                "tags": list(item.tags),
+                "question": item.question,
+                "answer": answer.text,
+                "abstained": answer.abstained,
+                "answer_mode": answer.mode,
+                "cited": cited,
+                "retrieved": [h.paper.id for h in answer.retrieved],
+                "fact_coverage": m.fact_coverage(answer.text, item.facts) if item.facts else None,
+                "citation_precision": precision,
+                "citation_recall": recall,
+                "gold_citation_precision": gold_p,
+                "gold_citation_recall": gold_r,
+                "faithfulness": None if answer.abstained else m.faithfulness(answer.text, context, judge),
+                "latency_s": answer.timings.get("total", 0.0),
+                "tokens": answer.prompt_tokens + count_tokens(answer.text),
+            }
+        )
         progress("answer", n, len(items))
     abst_p, abst_r = m.abstention_scores(
         [r["abstained"] for r in rows], [r["kind"] == "unanswerable" for r in rows]

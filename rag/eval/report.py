@@ -183,15 +183,23 @@ def write_signals(results: dict, out_dir: Path) -> list[Path]:
         "|" + "---|" * len(header),
         *("| " + " | ".join(r) + " |" for r in rows),
     ]
-    text = "\n".join([
-        "# External signals", "",
-        f"Indexed {results['papers_indexed']} papers ({', '.join(results['files'])}).", "",
-        f"## Known item: {results['known_item']['queries']} of {results['known_item']['of']} TLDRs", "",
-        *lines, "",
-        f"## Topical lists: {lists['questions']} of {lists['of']} author keywords (5-40 papers)", "",
-        f"listing recall {_fmt(lists['recall'])}, precision {_fmt(lists['precision'])} (a lower bound:"
-        " author keywords are incomplete)", "",
-    ])  # fmt: skip
+    text = "\n".join(
+        [
+            "# External signals",
+            "",
+            f"Indexed {results['papers_indexed']} papers ({', '.join(results['files'])}).",
+            "",
+            f"## Known item: {results['known_item']['queries']} of {results['known_item']['of']} TLDRs",
+            "",
+            *lines,
+            "",
+            f"## Topical lists: {lists['questions']} of {lists['of']} author keywords (5-40 papers)",
+            "",
+            f"listing recall {_fmt(lists['recall'])}, precision {_fmt(lists['precision'])} (a lower bound:"
+            " author keywords are incomplete)",
+            "",
+        ]
+    )
     paths = [out_dir / "signals.json", out_dir / "signals.md"]
     paths[0].write_text(json.dumps(results, ensure_ascii=False, indent=2))
     paths[1].write_text(text)
@@ -221,6 +229,7 @@ def compare_results(a: dict, b: dict) -> list[list[str]]:
                     and isinstance(old, int | float)
                     and not isinstance(value, bool)
                 ):
-                    rows.append([section, config, metric, _fmt(float(old)), _fmt(float(value)),
-                                 f"{value - old:+.3f}"])  # fmt: skip
+                    rows.append(
+                        [section, config, metric, _fmt(float(old)), _fmt(float(value)), f"{value - old:+.3f}"]
+                    )
     return rows

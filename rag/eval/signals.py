@@ -99,10 +99,16 @@ def run_signals(
             if mode == "hybrid":
                 floored = [h.paper.id for h in retriever.search(record["tldr"], mode=mode)]
                 kept.append(float(record["id"] in floored))
-        known.append({
-            "mode": mode, "recall@1": m.mean(r1), "recall@10": m.mean(r10), "mrr": m.mean(rr),
-            "floor_keeps_gold@k": m.mean(kept), "latency_median_s": m.percentile(latencies, 0.5),
-        })  # fmt: skip
+        known.append(
+            {
+                "mode": mode,
+                "recall@1": m.mean(r1),
+                "recall@10": m.mean(r10),
+                "mrr": m.mean(rr),
+                "floor_keeps_gold@k": m.mean(kept),
+                "latency_median_s": m.percentile(latencies, 0.5),
+            }
+        )
         progress("known-item", n, len(modes))
 
     candidates = _keyword_lists(records)
@@ -114,10 +120,16 @@ def run_signals(
             retrievers[key] = Retriever(indexed.replace(venue=venue, year=year), retriever.embedder)
         found = {h.paper.id for h in papers_on(retrievers[key], keyword, 60)}
         hit = len(found & gold)
-        rows.append({
-            "venue": f"{venue} {year}", "keyword": keyword, "gold": len(gold), "listed": len(found),
-            "recall": hit / len(gold), "precision": hit / len(found) if found else None,
-        })  # fmt: skip
+        rows.append(
+            {
+                "venue": f"{venue} {year}",
+                "keyword": keyword,
+                "gold": len(gold),
+                "listed": len(found),
+                "recall": hit / len(gold),
+                "precision": hit / len(found) if found else None,
+            }
+        )
         progress("topical lists", n, len(chosen))
     return {
         "files": [f"{name}.jsonl.gz" for name in FILES],

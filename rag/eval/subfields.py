@@ -61,10 +61,14 @@ def load_topics(path: Path) -> list[dict[str, Any]]:
         try:
             raw = json.loads(line)
             row = {
-                "id": str(raw["id"]), "file": str(raw["file"]), "topic": str(raw["topic"]),
-                "venue": str(raw.get("venue", "")), "year": raw.get("year"),
-                "questions": [str(q) for q in raw["questions"]], "gold": [str(g) for g in raw["gold"]],
-            }  # fmt: skip
+                "id": str(raw["id"]),
+                "file": str(raw["file"]),
+                "topic": str(raw["topic"]),
+                "venue": str(raw.get("venue", "")),
+                "year": raw.get("year"),
+                "questions": [str(q) for q in raw["questions"]],
+                "gold": [str(g) for g in raw["gold"]],
+            }
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise rag.BadInput(
                 f"{path}:{lineno}: not a subfield topic ({type(exc).__name__}: {exc})"
@@ -163,12 +167,22 @@ def run_subfields(
                 seconds = time.perf_counter() - mark
                 listed = {c.paper.id for c in answer.citations}
                 recall, precision = score(listed, gold)
-                rows.append({
-                    "id": topic["id"], "file": file, "topic": topic["topic"], "question": question,
-                    "recall": recall, "precision": precision, "listed": len(listed), "gold": len(gold),
-                    "hits": len(listed & gold), "seconds": round(seconds, 3), "mode": answer.mode,
-                    "listed_ids": sorted(listed),
-                })  # fmt: skip
+                rows.append(
+                    {
+                        "id": topic["id"],
+                        "file": file,
+                        "topic": topic["topic"],
+                        "question": question,
+                        "recall": recall,
+                        "precision": precision,
+                        "listed": len(listed),
+                        "gold": len(gold),
+                        "hits": len(listed & gold),
+                        "seconds": round(seconds, 3),
+                        "mode": answer.mode,
+                        "listed_ids": sorted(listed),
+                    }
+                )
                 progress(f"ask {file}", len(rows) - first, total)
         timing = {"ingest_seconds": round(ingest_seconds, 1)}
         conferences.append({"file": file, "collection": collection, **timing, **summarize_rows(rows[first:])})
@@ -198,10 +212,18 @@ def table_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         ("overall", results["overall"]),
     ]
     rows = [
-        [name, fmt(p["topics"]), fmt(p["questions"]), fmt(p["recall"]), fmt(p["precision"]),
-         fmt(p["listed_mean"], 1), fmt(p["seconds_median"], 2), fmt(p["not_listing_share"])]
+        [
+            name,
+            fmt(p["topics"]),
+            fmt(p["questions"]),
+            fmt(p["recall"]),
+            fmt(p["precision"]),
+            fmt(p["listed_mean"], 1),
+            fmt(p["seconds_median"], 2),
+            fmt(p["not_listing_share"]),
+        ]
         for name, p in parts
-    ]  # fmt: skip
+    ]
     return header, rows
 
 

@@ -276,13 +276,13 @@ class _Lease:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.holder = f"{socket.gethostname()} pid {os.getpid()}#{uuid.uuid4().hex[:8]}"
-        store.claim_ingest(self.holder, self.SECONDS, _gone)
+        store.lease.claim(self.holder, self.SECONDS, _gone)
         self.renewed = time.monotonic()
 
     def renew(self) -> None:
         """Extend the lease when it is due."""
         if time.monotonic() - self.renewed > self.SECONDS / 4:
-            self.store.claim_ingest(self.holder, self.SECONDS, _gone)
+            self.store.lease.claim(self.holder, self.SECONDS, _gone)
             self.renewed = time.monotonic()
 
 
@@ -351,7 +351,7 @@ def _ingest_locked(
         finally:
             changed = bool(report.chunks_written or report.removed)
             with contextlib.suppress(CitelineError):  # never hide the error that ended the ingest
-                store.finish_ingest(lease.holder if lease else None, changed)
+                store.lease.finish(lease.holder if lease else None, changed)
         if store.created and not report.papers_ingested:
             store.drop()  # a failed first ingest leaves no empty collection behind
             lexical.clear_dirty()

@@ -275,9 +275,14 @@ class PaperTable:
     """One row per paper of a collection: id, unit mean vector, venue, year, stemmed terms in order."""
 
     def __init__(
-        self, ids: list[str], vectors, venues: list[str], years: list, terms: list[list[str]],
+        self,
+        ids: list[str],
+        vectors,
+        venues: list[str],
+        years: list,
+        terms: list[list[str]],
         acronyms: dict[str, tuple[str, int]] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.ids, self.vectors, self.venues, self.years, self.terms = ids, vectors, venues, years, terms
         self.acronyms = acronyms or {}  # "gnn" → ("graph neural networks", papers defining it so)
 
@@ -296,8 +301,13 @@ class PaperTable:
         import numpy as np
 
         np.save(directory / "papers.npy", self.vectors, allow_pickle=False)
-        rows = {"ids": self.ids, "venues": self.venues, "years": self.years,
-                "terms": [" ".join(t) for t in self.terms], "acronyms": self.acronyms}  # fmt: skip
+        rows = {
+            "ids": self.ids,
+            "venues": self.venues,
+            "years": self.years,
+            "terms": [" ".join(t) for t in self.terms],
+            "acronyms": self.acronyms,
+        }
         (directory / "papers.json").write_text(json.dumps(rows))
 
     @classmethod
@@ -354,8 +364,10 @@ def query_lexical_index(settings: Settings, store: Store) -> LexicalIndex:
     except OSError as exc:
         if not disk_full(exc, settings.data_dir):
             raise
-        warn(f"disk full: could not save the BM25 index of {settings.collection!r} in {settings.data_dir}; "
-             "searching with one built in memory")  # fmt: skip
+        warn(
+            f"disk full: could not save the BM25 index of {settings.collection!r} in {settings.data_dir}; "
+            "searching with one built in memory"
+        )
         lexical.build_in_memory(store)
     finally:
         lock.release()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -21,19 +21,15 @@ from rag.errors import (
     BadInput,
     CitelineError,
     NotFound,
-    StoreBusy,
     disk_full,
     disk_full_error,
-    warn,
 )
+from rag.index.lease import IngestLease, generation
 from rag.index.metadata import first_chunk_id, paper_from_metadata
 from rag.records import Chunk, Paper
 from rag.settings import Settings
 
 PAGE = 5000
-# Collection metadata keys citeline writes besides the embedding model (see Store.finish_ingest).
-GENERATION = "citeline_generation"
-LEASE = "citeline_ingest"
 # chromadb registers a client's shared System in its cache before starting it, so a second thread
 # creating a client for the same path meanwhile finds it unstarted ("Could not connect to tenant
 # default_tenant"). Clients are therefore created one at a time (the MCP server opens them from
@@ -199,7 +195,11 @@ def open_stores(settings: Settings, embedding_model: str) -> list[Store]:
 
 
 class Store:
-    """One Chroma collection of paper chunks."""
+    """One Chroma collection of paper chunks.
+
+    Its :attr:`lease` runs the cross-machine ingest lease and generation protocol on the
+    collection's metadata (:mod:`rag.index.lease`); the store only reads and writes that metadata.
+    """
 
     def __init__(self, settings: Settings, client: Any = None) -> None:
         self.settings = settings
@@ -207,6 +207,7 @@ class Store:
         self.client = client or connect(settings)
         self._collection = None
         self.created = False
+        self.lease = IngestLease(self)
 
     @property
     def location(self) -> str:
@@ -270,82 +271,22 @@ class Store:
         Chunk counts alone miss a change that keeps the count (another machine rewrote one paper);
         a client compares this token with the one its BM25 index was built from.
         """
-        return (self.collection.metadata or {}).get(GENERATION)
+        return generation(self.collection.metadata)
 
     @_server_errors
-    def _fresh_metadata(self) -> dict:
+    def fresh_metadata(self) -> dict[str, Any]:
         """The collection's metadata as the server holds it now (another machine may have changed it)."""
         latest = self.client.get_collection(self.name, embedding_function=None)
         return dict(latest.metadata or {})
 
     @_server_errors
-    def _set_metadata(self, metadata: dict) -> None:
+    def set_metadata(self, metadata: dict[str, Any]) -> None:
+        """Replace the collection's metadata (the lease and generation; the embedding model is kept
+        by the caller passing it back)."""
         # modify() replaces the metadata; Chroma refuses hnsw keys after creation (the space stays).
         kept = {k: v for k, v in metadata.items() if not k.startswith("hnsw:") and v is not None}
         self.collection.modify(metadata=kept)
         self._collection = self.client.get_collection(self.name, embedding_function=None)
-
-    def claim_ingest(
-        self, holder: str, seconds: float, is_gone: Callable[[str], bool] = lambda _: False
-    ) -> None:
-        """Take the collection's ingest lease, or fail naming who holds it.
-
-        Machines sharing a Chroma server have no common lock file. The lease lives in the collection
-        metadata with an expiry (renewed while the ingest runs, so a crashed ingest frees it):
-        best effort, as Chroma has no compare-and-set, so the claim is read back before it counts.
-        ``is_gone`` tells a holder known to have died (a killed ingest on this machine) from a live one.
-        """
-        import time
-
-        for attempt in range(2):
-            current = self._fresh_metadata()
-            lease = self._lease(current.get(LEASE))
-            if lease and lease[0] != holder and lease[1] > time.time() and not is_gone(lease[0]):
-                when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(lease[1]))
-                raise StoreBusy(
-                    f"collection {self.name!r} is being ingested by {lease[0].split('#')[0]} "
-                    f"(lease until {when}); wait for it to finish"
-                )
-            if attempt == 0:
-                self._set_metadata(dict(current, **{LEASE: f"{holder}|{time.time() + seconds:.0f}"}))
-                time.sleep(0.2)
-
-    def _lease(self, value: object) -> tuple[str, float] | None:
-        """(holder, expiry) of a stored lease; None when there is none or it cannot be read.
-
-        The metadata is shared and editable by anything that can reach the server: a value that is
-        not ``holder|epoch seconds`` (or whose date cannot be shown) locks nobody out, it is
-        overwritten by this ingest's own lease, with a warning.
-        """
-        import math
-        import time
-
-        held = str(value or "")
-        if not held:
-            return None
-        holder, _, expires = held.rpartition("|")
-        try:
-            expiry = float(expires)
-            if not holder or not math.isfinite(expiry):
-                raise ValueError(held)
-            time.localtime(expiry)
-        except (ValueError, OverflowError, OSError):
-            warn(f"collection {self.name!r} has a malformed ingest lease {held[:80]!r}; treated as none")
-            return None
-        return holder, expiry
-
-    def finish_ingest(self, holder: str | None, changed: bool) -> None:
-        """Release the lease (if held) and, when the ingest changed anything, a new generation."""
-        import uuid
-
-        current = self._fresh_metadata()
-        if holder and str(current.get(LEASE) or "").startswith(holder + "|"):
-            current.pop(LEASE)
-        elif not changed:
-            return
-        if changed:
-            current[GENERATION] = uuid.uuid4().hex
-        self._set_metadata(current)
 
     @property
     def collection(self):

@@ -97,8 +97,15 @@ def parse_state(raw: bytes) -> ServerState:
     data = json.loads(raw)
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
-    kinds = {"pid": int, "port": int, "token": str, "model": str, "context_tokens": int,
-             "started": (int, float), "pid_start": int}  # fmt: skip
+    kinds = {
+        "pid": int,
+        "port": int,
+        "token": str,
+        "model": str,
+        "context_tokens": int,
+        "started": (int, float),
+        "pid_start": int,
+    }
     for name, kind in kinds.items():
         value = data.get(name)
         if isinstance(value, bool) or not isinstance(value, kind):
@@ -245,8 +252,9 @@ def _answers(state: ServerState, timeout: float = 3.0) -> bool:
     import httpx
 
     try:
-        reply = httpx.get(f"{state.base_url}/models", headers={"Authorization": f"Bearer {state.token}"},
-                          timeout=timeout)  # fmt: skip
+        reply = httpx.get(
+            f"{state.base_url}/models", headers={"Authorization": f"Bearer {state.token}"}, timeout=timeout
+        )
     except httpx.HTTPError:
         return False
     return reply.status_code == 200
@@ -387,11 +395,24 @@ def _start(settings: Settings) -> ServerState:
     paths = [str(_state_file(settings)), str(_used_file(settings))]
     watchdog = [sys.executable, "-m", WATCHDOG_MODULE, *paths, idle, str(log), *command]
     env = {**os.environ, "API_KEY": token}
-    process = subprocess.Popen(watchdog, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    process = subprocess.Popen(
+        watchdog,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     found = _process(process.pid)
-    state = ServerState(process.pid, port, token, settings.local_model, settings.context_tokens, time.time(),
-                        found[0] if found else 1)  # fmt: skip
+    state = ServerState(
+        process.pid,
+        port,
+        token,
+        settings.local_model,
+        settings.context_tokens,
+        time.time(),
+        found[0] if found else 1,
+    )
     deadline = time.monotonic() + START_TIMEOUT
     while not _answers(state, timeout=2):
         if process.poll() is not None or time.monotonic() > deadline:

@@ -12,9 +12,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from rag.answer.log import new_conversation
 from rag.api import Library
 from rag.errors import CitelineError
+from rag.log.store import new_conversation
 from rag.records import Answer, Turn
 from rag.ui import render
 
@@ -75,10 +75,14 @@ class ChatSession:
         render.stream_reset()
         try:
             answer = self.library.ask(
-                line, self.turns, k=self.k, mode=self.mode,
+                line,
+                self.turns,
+                k=self.k,
+                mode=self.mode,
                 on_token=render.stream_token if streaming else None,
-                conversation=self.conversation, kind="chat",
-            )  # fmt: skip
+                conversation=self.conversation,
+                kind="chat",
+            )
         except CitelineError as exc:
             self._error(exc)
             return True

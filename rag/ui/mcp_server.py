@@ -257,13 +257,17 @@ def _citation(citation: Citation) -> Cited:
 
 def _hit(rank: int, hit: Hit) -> Ranked:
     similarity = None if hit.similarity is None else round(hit.similarity, 4)
-    return Ranked(**paper_record(hit.paper), rank=rank, similarity=similarity,
-                  abstract=_plain(hit.text or hit.paper.abstract))  # fmt: skip
+    return Ranked(
+        **paper_record(hit.paper),
+        rank=rank,
+        similarity=similarity,
+        abstract=_plain(hit.text or hit.paper.abstract),
+    )
 
 
 def answer_record(answer: Answer, note: str | None = None) -> AnswerResult:
     """The ``ask`` tool's result (the model named once for every way of answering without one)."""
-    from rag.answer.log import shown_model
+    from rag.log.store import shown_model
 
     return AnswerResult(
         answer=_plain(answer.text),
@@ -340,9 +344,12 @@ class Tools:
     def get_paper(self, paper_id: str, collection: str | None) -> PaperDetail:
         """One paper with its full abstract, and its title and authors when the list gives them."""
         paper = self.library(collection).paper(paper_id)
-        return PaperDetail(**paper_record(paper), title=_plain(paper.title) if paper.title else None,
-                           authors=[_plain(a) for a in paper.authors] or None,
-                           abstract=_plain(paper.abstract))  # fmt: skip
+        return PaperDetail(
+            **paper_record(paper),
+            title=_plain(paper.title) if paper.title else None,
+            authors=[_plain(a) for a in paper.authors] or None,
+            abstract=_plain(paper.abstract),
+        )
 
     def summarize_topic(
         self, topic: str, max_papers: int, venue: str | None, year: int | None, collection: str | None
@@ -768,8 +775,9 @@ def _closed_pipe(exc: BaseException) -> bool:
 
     if isinstance(exc, BaseExceptionGroup):
         return all(_closed_pipe(inner) for inner in exc.exceptions)
-    return isinstance(exc, BrokenPipeError | ConnectionResetError | anyio.ClosedResourceError
-                      | anyio.BrokenResourceError)  # fmt: skip
+    return isinstance(
+        exc, BrokenPipeError | ConnectionResetError | anyio.ClosedResourceError | anyio.BrokenResourceError
+    )
 
 
 def _quiet_stdout() -> None:

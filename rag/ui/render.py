@@ -25,7 +25,9 @@ from rag.records import Answer, AnswerMode, Citation, Hit, Paper
 from rag.text import plain_text, printable
 
 if TYPE_CHECKING:
-    from rag.answer.summarize import Summary
+    from rich.progress import Progress
+
+    from rag.answer.summary import Summary
     from rag.index.ingest import IngestReport
 
 console = Console(highlight=False)
@@ -90,12 +92,9 @@ def ingest_progress() -> Iterator[Callable[[str, int, str], None]]:
     """
     from contextlib import ExitStack
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from rag.ui.interrupts import DeferredInterrupt
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=errors, transient=True, disable=not errors.is_terminal)  # fmt: skip
+    bar = _progress_bars()
     state: dict = {}
 
     with bar, ExitStack() as deferred:
@@ -170,8 +169,11 @@ def paper_detail(paper: Paper) -> None:
 def hits_table(hits: list[Hit], mode: str, problem: str | None = None) -> None:
     """Search results with their scores; an empty list says why when a filter is the reason."""
     if not hits:
-        console.print(f"[dim]{shown(problem[0].upper() + problem[1:])}.[/]" if problem
-                      else "[dim]No paper is relevant enough to this query.[/]")  # fmt: skip
+        console.print(
+            f"[dim]{shown(problem[0].upper() + problem[1:])}.[/]"
+            if problem
+            else "[dim]No paper is relevant enough to this query.[/]"
+        )
         return
     table = Table(box=None, pad_edge=False)
     for column in ("#", "Score", "Sim", "ID", "Label", "Source"):
@@ -184,8 +186,9 @@ def hits_table(hits: list[Hit], mode: str, problem: str | None = None) -> None:
     for n, hit in enumerate(hits, start=1):
         sim = "" if hit.similarity is None else f"{hit.similarity:.2f}"
         where = shown(f"{hit.paper.source}:{hit.paper.line}", latex=False)
-        table.add_row(str(n), f"{hit.score:.4f}", sim, shown(hit.paper.id, latex=False),
-                      shown(hit.paper.display), where)  # fmt: skip
+        table.add_row(
+            str(n), f"{hit.score:.4f}", sim, shown(hit.paper.id, latex=False), shown(hit.paper.display), where
+        )
     console.print(table)
     console.print(f"[dim]mode: {mode}[/]")
 
@@ -212,7 +215,7 @@ def _cited_as(citations: list[Citation]) -> dict[str, list[str]]:
 
 def bibliography(citations: list[Citation]) -> str:
     """The cited papers' BibTeX, each entry after ``% [KEY] -> \\cite{bibkey}`` lines."""
-    from rag.bibtex import bibliography as entries
+    from rag.ui.bibtex import bibliography as entries
 
     return entries([c.paper for c in citations], cited_as=_cited_as(citations))
 
@@ -220,7 +223,7 @@ def bibliography(citations: list[Citation]) -> str:
 def bibtex(papers: list[Paper], after: bool = False, citations: list[Citation] | None = None) -> None:
     """BibTeX entries as plain text (paste into a .bib file): ``papers``, or the papers of an
     answer's ``citations`` with the mapping from its keys; ``after`` an answer."""
-    from rag.bibtex import bibliography as entries
+    from rag.ui.bibtex import bibliography as entries
 
     text = bibliography(citations) if citations else entries(papers) if papers else ""
     if text:
@@ -230,7 +233,7 @@ def bibtex(papers: list[Paper], after: bool = False, citations: list[Citation] |
 def with_bibtex(data: dict, citations: list[Citation], cite: str | None) -> dict:
     """A JSON document with, when ``--cite bibtex`` asked for it, a ``bibtex`` field and each
     citation's ``bibtex_key`` (the key its entry has there)."""
-    from rag.bibtex import cite_keys
+    from rag.ui.bibtex import cite_keys
 
     if cite != "bibtex":
         return data
@@ -265,13 +268,26 @@ def summary(result: Summary, fmt: str, out: Path | None, cite: str | None = None
         console.print(Markdown(text))
 
 
+def _progress_bars() -> Progress:
+    """Bars (description, bar, done/total, time) on stderr, shown only on a terminal and cleared
+    when done: the one look of ingest and eval progress."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not errors.is_terminal,
+    )
+
+
 @contextmanager
 def eval_progress() -> Iterator[Callable[[str, int, int], None]]:
     """Progress bars on stderr for the eval's stages."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True, disable=not errors.is_terminal) as bar:  # fmt: skip
+    with _progress_bars() as bar:
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:
@@ -472,13 +488,24 @@ def log_table(entries: list) -> None:
         return
     table = Table(box=None, pad_edge=False)
     for column in ("#", "Time", "Kind", "Collection", "Conversation", "Question", "Papers", "Model"):
-        table.add_column(column, overflow="ellipsis", no_wrap=column != "Question",
-                         max_width=ID_WIDTH if column == "Collection" else None)  # fmt: skip
+        table.add_column(
+            column,
+            overflow="ellipsis",
+            no_wrap=column != "Question",
+            max_width=ID_WIDTH if column == "Collection" else None,
+        )
     for entry in entries:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.time))
-        table.add_row(str(entry.id), when, entry.kind, shown(entry.collection or "", latex=False),
-                      shown(entry.conversation, latex=False), shown(entry.question),
-                      str(len(entry.citations)), shown(entry.model or ""))  # fmt: skip
+        table.add_row(
+            str(entry.id),
+            when,
+            entry.kind,
+            shown(entry.collection or "", latex=False),
+            shown(entry.conversation, latex=False),
+            shown(entry.question),
+            str(len(entry.citations)),
+            shown(entry.model or ""),
+        )
     console.print(table)
 
 
@@ -488,8 +515,10 @@ def log_entry(entry) -> None:
 
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
     conversation = shown(entry.conversation, latex=False)
-    console.print(f"[dim]#{entry.id} · {when} · {entry.kind} · {shown(entry.collection or '')} · "
-                  f"{shown(entry.model or '')} · conversation {conversation}[/]")  # fmt: skip
+    console.print(
+        f"[dim]#{entry.id} · {when} · {entry.kind} · {shown(entry.collection or '')} · "
+        f"{shown(entry.model or '')} · conversation {conversation}[/]"
+    )
     console.print(f"[bold]> {shown(entry.question)}[/]")
     if entry.standalone and entry.standalone != entry.question:
         console.print(f"[dim]  (as: {shown(entry.standalone)})[/]")

@@ -242,17 +242,17 @@ def test_a_second_machine_cannot_ingest_a_server_collection_while_another_holds_
     _write(path, [{"id": "p1", "abstract": "Graph networks for molecules."}])
     ingest([path], settings)
     other = _store(settings)
-    other.claim_ingest("host-a pid 7#abc", 600)  # machine A, mid-ingest
+    other.lease.claim("host-a pid 7#abc", 600)  # machine A, mid-ingest
     with pytest.raises(CitelineError, match="is being ingested by host-a pid 7 \\(lease until"):
         ingest([path], settings)
-    other.claim_ingest("host-a pid 7#abc", -1)  # A crashed: its lease ran out
+    other.lease.claim("host-a pid 7#abc", -1)  # A crashed: its lease ran out
     assert ingest([path], settings).unchanged == 1
     import socket
     import subprocess
 
     finished = subprocess.Popen(["true"])
     finished.wait()
-    other.claim_ingest(f"{socket.gethostname()} pid {finished.pid}#dead", 600)  # killed on this machine
+    other.lease.claim(f"{socket.gethostname()} pid {finished.pid}#dead", 600)  # killed on this machine
     assert ingest([path], settings).unchanged == 1  # its lease is taken over at once
     assert "citeline_ingest" not in (_store(settings).collection.metadata or {})
 
@@ -266,7 +266,7 @@ def test_a_malformed_lease_is_treated_as_none_with_a_warning_and_a_far_future_on
     import pytest
 
     from rag.errors import CitelineError, CitelineWarning
-    from rag.index.store import LEASE
+    from rag.index.lease import LEASE
     from rag.settings import Settings
 
     settings = Settings(
@@ -277,12 +277,12 @@ def test_a_malformed_lease_is_treated_as_none_with_a_warning_and_a_far_future_on
     ingest([path], settings)
     other = _store(settings)
     for bad in ("a|b", "host-a pid 7#abc|inf", "host-a pid 7#abc|1e300"):
-        other._set_metadata({**other._fresh_metadata(), LEASE: bad})
+        other.set_metadata({**other.fresh_metadata(), LEASE: bad})
         with pytest.warns(CitelineWarning, match="malformed ingest lease"):
             assert ingest([path], settings).unchanged == 1
         assert LEASE not in (_store(settings).collection.metadata or {})
     years_ahead = time.time() + 5 * 365 * 86400
-    other._set_metadata({**other._fresh_metadata(), LEASE: f"host-a pid 7#abc|{years_ahead:.0f}"})
+    other.set_metadata({**other.fresh_metadata(), LEASE: f"host-a pid 7#abc|{years_ahead:.0f}"})
     date = time.strftime("%Y-%m-%d", time.localtime(years_ahead))
     with pytest.raises(CitelineError, match=f"being ingested by host-a pid 7 \\(lease until {date} "):
         ingest([path], settings)

@@ -1,12 +1,14 @@
 """The answer log: records, full-text search, conversations, and a damaged or unwritable file."""
 
+import json
 import sqlite3
 import warnings
 
 import pytest
 
-from rag.answer.log import AnswerLog, new_conversation
 from rag.errors import CitelineError, CitelineWarning
+from rag.log import migrations
+from rag.log.store import AnswerLog, new_conversation
 from rag.records import Answer, Citation
 
 from ..fakes import paper
@@ -186,26 +188,141 @@ def test_a_file_with_a_foreign_entries_table_is_moved_aside_once_and_a_new_log_s
         assert [e.question for e in AnswerLog(path).recent()] == ["q?"]
 
 
-def test_a_log_of_an_unknown_schema_version_is_moved_aside(tmp_path):
+def test_a_log_of_a_newer_citeline_is_moved_aside_whole_and_never_migrated_down(tmp_path):
     path = tmp_path / "logs.sqlite"
     AnswerLog(path).record("ask", "q?", _answer("q", "a"), "default", "c1")
+    newer = migrations.schema_version() + 1
     with sqlite3.connect(path) as db:
-        db.execute("PRAGMA user_version = 99")
-    with pytest.warns(CitelineWarning, match=r"is not a citeline answer log \(schema version 99"):
+        db.execute(f"PRAGMA user_version = {newer}")
+    with pytest.warns(CitelineWarning, match=rf"is not a citeline answer log \(schema version {newer}, this"):
         assert AnswerLog(path).recent() == []
-    assert len(list(tmp_path.glob("logs.sqlite.foreign-*"))) == 1
+    (aside,) = tmp_path.glob("logs.sqlite.foreign-*")
+    kept = sqlite3.connect(aside)
+    assert kept.execute("PRAGMA user_version").fetchone()[0] == newer
+    assert kept.execute("SELECT question FROM entries").fetchall() == [("q?",)]
 
 
-def test_a_log_written_before_schema_versions_keeps_its_history(tmp_path):
-    from rag.answer import log as answer_log
+# What citeline wrote before schema versions were recorded (606923d to a9f1a2c): these tables, at
+# user_version 0. Frozen here as written then, so a change to the migrations cannot edit the past.
+_UNVERSIONED_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY,
+    time REAL NOT NULL,
+    kind TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    question TEXT NOT NULL,
+    standalone TEXT,
+    answer TEXT NOT NULL,
+    mode TEXT,
+    model TEXT,
+    collection TEXT,
+    citations TEXT NOT NULL,
+    timings TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
+    question, standalone, answer, content='entries', content_rowid='id'
+);
+CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts(rowid, question, standalone, answer)
+    VALUES (new.id, new.question, new.standalone, new.answer);
+END;
+"""
 
+
+def _old_log(path, version: int) -> None:
+    """A log as an earlier citeline left it: two conversations, a summary, the model names then."""
+    cited = {"key": "000-02", "id": "000-02", "label": "AdaSCALE", "source": "a.txt", "line": 3}
+    citation = json.dumps([cited])
+    with sqlite3.connect(path) as old:
+        old.executescript(_UNVERSIONED_SCHEMA + f"PRAGMA user_version = {version};")
+        old.executemany(
+            "INSERT INTO entries (time, kind, conversation, question, standalone, answer, mode, model, "
+            "collection, citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (1.0e9, "chat", "talk1", "What is AdaSCALE?", "What is AdaSCALE?", "An OOD method [000-02].",
+                 "generated", "qwen", "default", citation, '{"total": 2.5}'),
+                (1.0e9 + 60, "chat", "talk1", "By how much?", "By how much does AdaSCALE beat OptFS?",
+                 "14.94% [000-02].", "quoted", "none (extractive)", "default", citation, "{}"),
+                (1.0e9 + 120, "summarize", "sum1", "diffusion", None, "# diffusion", "summary",
+                 "no model call", "icml", "[]", "{}"),
+            ],
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_a_log_written_by_an_earlier_citeline_opens_migrated_with_every_entry_intact(tmp_path, version):
     path = tmp_path / "logs.sqlite"
-    with sqlite3.connect(path) as old:  # what earlier citeline versions wrote: no user_version
-        old.executescript(answer_log._SCHEMA)
-    AnswerLog(path).record("ask", "earlier?", _answer("q", "a"), "default", "c1")
-    assert [e.question for e in AnswerLog(path).recent()] == ["earlier?"]
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == answer_log.SCHEMA_VERSION
+    _old_log(path, version)
+    log = AnswerLog(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an old log is ours: nothing is moved aside or warned about
+        entries = log.recent()
+    assert [(e.id, e.kind, e.conversation, e.question, e.model, e.collection) for e in entries] == [
+        (3, "summarize", "sum1", "diffusion", "none", "icml"),
+        (2, "chat", "talk1", "By how much?", "none", "default"),
+        (1, "chat", "talk1", "What is AdaSCALE?", "qwen", "default"),
+    ]
+    first = log.get(1)
+    assert first is not None and first.timings == {"total": 2.5} and first.citations[0]["line"] == 3
+    assert [e.id for e in log.search("optfs")] == [2]  # the old full-text index still answers
+    assert [t.question for t in log.conversation("talk1")[1]] == ["What is AdaSCALE?", "By how much?"]
+    new = log.record("chat", "And on ImageNet?", _answer("q", "Yes [000-02]."), "default", "talk1")
+    assert new == 4 and [e.id for e in log.search("imagenet")] == [4]
+    log.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == migrations.schema_version()
     assert list(tmp_path.iterdir()) == [path]
+
+
+def _extra_step(name: str, calls: list[str]) -> migrations.Migration:
+    """A later schema step for the tests: a ``starred`` column on entries."""
+
+    def apply(db: sqlite3.Connection) -> None:
+        calls.append(name)
+        db.execute("ALTER TABLE entries ADD COLUMN starred INTEGER NOT NULL DEFAULT 0")
+
+    return migrations.Migration(name, apply, (*migrations.entry_columns(), "starred"))
+
+
+def test_each_migration_runs_once_in_order_and_only_the_ones_a_file_has_not_had(tmp_path, monkeypatch):
+    path = tmp_path / "logs.sqlite"
+    _old_log(path, 1)
+    calls: list[str] = []
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, _extra_step("starred", calls)])
+    for _ in range(2):  # the second opening finds nothing left to do
+        log = AnswerLog(path)
+        assert [e.question for e in log.recent()][-1] == "What is AdaSCALE?"
+        log.close()
+    assert calls == ["starred"]
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("SELECT count(*) FROM entries WHERE starred = 0").fetchone()[0] == 3
+
+
+def test_a_migration_that_fails_leaves_the_file_at_its_old_version_with_its_entries(tmp_path, monkeypatch):
+    path = tmp_path / "logs.sqlite"
+    _old_log(path, 1)
+
+    def fails(db: sqlite3.Connection) -> None:
+        db.execute("ALTER TABLE entries ADD COLUMN starred INTEGER")
+        raise sqlite3.OperationalError("disk I/O error")
+
+    columns = migrations.entry_columns()
+    broken = migrations.Migration("broken", fails, (*columns, "starred"))
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, broken])
+    db = sqlite3.connect(path)
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        migrations.migrate(db)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert tuple(r[1] for r in db.execute("PRAGMA table_info(entries)")) == columns
+    assert db.execute("SELECT count(*) FROM entries").fetchone()[0] == 3
+
+
+def test_a_new_log_gets_every_migration(tmp_path):
+    log = AnswerLog(tmp_path / "logs.sqlite")
+    assert log.record("ask", "q?", _answer("q", "a"), "default", "c1") == 1
+    db = sqlite3.connect(tmp_path / "logs.sqlite")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == migrations.schema_version()
+    assert tuple(r[1] for r in db.execute("PRAGMA table_info(entries)")) == migrations.entry_columns()
 
 
 def test_a_key_typed_into_a_question_never_reaches_the_log_file(tmp_path):

@@ -1,5 +1,5 @@
-from rag.bibtex import base_key, bibliography, cite_keys
 from rag.records import Paper
+from rag.ui.bibtex import base_key, bibliography, cite_keys
 from tests.latex import compile_bibliography
 
 TITLED = Paper(id="x1", abstract="a", label="Dataset Pruning", source="icml.jsonl", line=3,

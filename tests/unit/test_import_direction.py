@@ -1,12 +1,13 @@
 """The code's shape matches its flow: no module imports from a later stage, and no modules import
 each other in a circle.
 
-Stages, in order: shared helpers (records, settings, errors, resources, text, bibtex) → index (sources →
-papers → chunks → store) → retrieval → llm (the model backends) → answer (prompt → answer → check) →
-api → eval → ui; ``api`` sits on top of answer (it is what ui and the CLI call). ``import rag`` (the
-lazy public API) is for eval and ui only. Within ``index`` the modules keep the flow order too. The
-checker walks the AST of every module of a tree; it runs on the real ``rag/`` here, and on small
-trees with a planted backwards import or circle, so a checker that finds nothing fails too.
+Stages, in order: shared helpers (records, settings, errors, resources, text) → index (sources →
+papers → chunks → store) → log (the answer log: storage, needing only the shared records) →
+retrieval → llm (the model backends) → answer (prompt → answer → check) → api → eval → ui; ``api``
+sits on top of answer (it is what ui and the CLI call). ``import rag`` (the lazy public API) is for
+eval and ui only. Within ``index`` the modules keep the flow order too. The checker walks the AST of
+every module of a tree; it runs on the real ``rag/`` here, and on small trees with a planted
+backwards import or circle, so a checker that finds nothing fails too.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import ast
 from pathlib import Path
 
 RAG = Path(__file__).resolve().parents[2] / "rag"
-STAGES = ["shared", "index", "retrieval", "llm", "answer", "api", "eval", "ui"]
-SHARED = {"records", "settings", "errors", "resources", "text", "bibtex"}
+STAGES = ["shared", "index", "log", "retrieval", "llm", "answer", "api", "eval", "ui"]
+SHARED = {"records", "settings", "errors", "resources", "text"}
 PUBLIC_API_USERS = {"eval", "ui"}  # the stages that may ``import rag`` (the lazy public API)
 INDEX_ORDER = [
-    "tokens", "labels", "metadata", "corpus", "chunking", "embeddings", "embedding_cache", "store", "lexical",
-    "ingest",
+    "tokens", "labels", "metadata", "corpus", "chunking", "embeddings", "embedding_cache", "lease", "store",
+    "lexical", "ingest",
 ]  # fmt: skip
 
 

@@ -7,8 +7,10 @@ what the user saw: question, standalone question, answer, citations with provena
 collection, timings, time; never settings, so never an API key (and a key typed into a question
 is redacted as in error messages). The log is a convenience: a
 damaged file is moved aside with a warning, and a log that cannot be written never stops an
-answer. A file that is not a citeline log (another schema version, another ``entries`` table)
-is moved aside the same way, once. A *busy* log (another process holds a lock on it for longer
+answer. A log written by an earlier citeline is brought up to this one's schema by
+:mod:`rag.log.migrations`, keeping its entries; a file that is not a citeline log this citeline can
+read (a newer schema version, another ``entries`` table) is moved aside like a damaged one, once.
+A *busy* log (another process holds a lock on it for longer
 than :data:`BUSY_TIMEOUT`) is not damaged: that answer goes unlogged with a warning, reading it
 is a one-line error, and the file is left where it is, since moving a file another process is
 writing loses its writes.
@@ -26,39 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import CitelineError, NotFound, StoreBusy, redact, warn
+from rag.log import migrations
 from rag.records import Answer, AnswerMode, Turn
 
 # Seconds to wait for another process's lock on the log before giving up on this write or read.
 BUSY_TIMEOUT = 5.0
 
-# Stored in the file as PRAGMA user_version; 0 is a file made before versions (the same schema)
-# or a new, empty one. A file with another version or another ``entries`` table is not ours.
-SCHEMA_VERSION = 1
-_ENTRY_COLUMNS = ("id", "time", "kind", "conversation", "question", "standalone", "answer", "mode", "model",
-                  "collection", "citations", "timings")  # fmt: skip
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    id INTEGER PRIMARY KEY,
-    time REAL NOT NULL,
-    kind TEXT NOT NULL,
-    conversation TEXT NOT NULL,
-    question TEXT NOT NULL,
-    standalone TEXT,
-    answer TEXT NOT NULL,
-    mode TEXT,
-    model TEXT,
-    collection TEXT,
-    citations TEXT NOT NULL,
-    timings TEXT NOT NULL
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
-    question, standalone, answer, content='entries', content_rowid='id'
-);
-CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
-    INSERT INTO entries_fts(rowid, question, standalone, answer)
-    VALUES (new.id, new.question, new.standalone, new.answer);
-END;
-"""
 _INSERT = (
     "INSERT INTO entries (time, kind, conversation, question, standalone, answer, mode, model, collection, "
     "citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -139,7 +114,8 @@ class AnswerLog:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        """Open the file, checked: intact, and either new or of citeline's schema (created if new).
+        """Open the file, checked: intact, and either new or a citeline log of this or an earlier
+        schema version, migrated to this one (a new file gets every migration).
 
         A file of another schema is moved aside under an exclusive lock, so never while another
         process is using it (that is busy, raised), and a new log is started.
@@ -148,15 +124,14 @@ class AnswerLog:
         try:
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise _Damaged("quick_check failed")
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            foreign = _foreign_schema(db, version)
+            foreign = migrations.foreign_schema(db)
             if foreign:
                 db.execute("BEGIN EXCLUSIVE")
                 self._set_aside(f"is not a citeline answer log ({foreign})", "foreign")
                 db.close()
                 return self._open()
-            if version != SCHEMA_VERSION:
-                db.executescript(f"{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};")
+            if migrations.version_of(db) < migrations.schema_version():
+                migrations.migrate(db)
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -200,17 +175,44 @@ class AnswerLog:
         ]
         standalone = self._redact(answer.standalone_question) if answer.standalone_question else None
         row = (
-            time.time(), kind, conversation, self._redact(question), standalone, self._redact(answer.text),
-            answer.mode, answer.model, collection, json.dumps(citations), json.dumps(answer.timings),
-        )  # fmt: skip
+            time.time(),
+            kind,
+            conversation,
+            self._redact(question),
+            standalone,
+            self._redact(answer.text),
+            answer.mode,
+            answer.model,
+            collection,
+            json.dumps(citations),
+            json.dumps(answer.timings),
+        )
         return self._insert(row)
 
-    def record_summary(self, topic: str, markdown: str, citations: list[dict[str, Any]], model: str,
-                       collection: str, timings: dict[str, float]) -> int | None:  # fmt: skip
+    def record_summary(
+        self,
+        topic: str,
+        markdown: str,
+        citations: list[dict[str, Any]],
+        model: str,
+        collection: str,
+        timings: dict[str, float],
+    ) -> int | None:
         """Log a summary (its Markdown is the answer)."""
         topic, markdown = self._redact(topic), self._redact(markdown)
-        row = (time.time(), "summarize", new_conversation(), topic, None, markdown, "summary", model,
-               collection, json.dumps(citations), json.dumps(timings))  # fmt: skip
+        row = (
+            time.time(),
+            "summarize",
+            new_conversation(),
+            topic,
+            None,
+            markdown,
+            "summary",
+            model,
+            collection,
+            json.dumps(citations),
+            json.dumps(timings),
+        )
         return self._insert(row)
 
     def _redact(self, text: str) -> str:
@@ -248,19 +250,27 @@ class AnswerLog:
         except OSError as exc:
             raise CitelineError(f"cannot read the answer log {self.path}: {exc}") from None
         return [
-            LogEntry(*row[:8], shown_model(row[8]), row[9], citations=json.loads(row[10]),
-                     timings=json.loads(row[11]))
+            LogEntry(
+                *row[:8],
+                shown_model(row[8]),
+                row[9],
+                citations=json.loads(row[10]),
+                timings=json.loads(row[11]),
+            )
             for row in rows
-        ]  # fmt: skip
+        ]
 
-    _COLUMNS = "e.id, e.time, e.kind, e.conversation, e.question, e.standalone, e.answer, e.mode, e.model, " \
-               "e.collection, e.citations, e.timings"  # fmt: skip
+    _COLUMNS = (
+        "e.id, e.time, e.kind, e.conversation, e.question, e.standalone, e.answer, e.mode, e.model, "
+        "e.collection, e.citations, e.timings"
+    )
 
     def recent(self, n: int = 20, **filters: str | None) -> list[LogEntry]:
         """The last ``n`` entries, newest first (``filters``: see :meth:`_filter`)."""
         where, args = self._filter(**filters)
-        return self._rows(f"SELECT {self._COLUMNS} FROM entries e{where} ORDER BY e.id DESC LIMIT ?",
-                          (*args, n))  # fmt: skip
+        return self._rows(
+            f"SELECT {self._COLUMNS} FROM entries e{where} ORDER BY e.id DESC LIMIT ?", (*args, n)
+        )
 
     def search(self, words: str, n: int = 20, **filters: str | None) -> list[LogEntry]:
         """The last ``n`` entries matching ``words`` (every word, prefix-matched), newest first,
@@ -296,8 +306,9 @@ class AnswerLog:
 
     def last_conversation(self) -> tuple[str, list[Turn]]:
         """The most recent ask/chat conversation and its turns (answered ones), oldest first."""
-        last = self._rows(f"SELECT {self._COLUMNS} FROM entries e WHERE e.kind != 'summarize' "
-                          "ORDER BY e.id DESC LIMIT 1")  # fmt: skip
+        last = self._rows(
+            f"SELECT {self._COLUMNS} FROM entries e WHERE e.kind != 'summarize' ORDER BY e.id DESC LIMIT 1"
+        )
         if not last:
             return new_conversation(), []
         return self.conversation(last[0].conversation)
@@ -329,20 +340,6 @@ class AnswerLog:
 
 class _Damaged(sqlite3.DatabaseError):
     """The file opened as a database but failed SQLite's integrity check."""
-
-
-def _foreign_schema(db: sqlite3.Connection, version: int) -> str | None:
-    """Why the open file is not a citeline answer log, or None when it is one (or empty)."""
-    if version not in (0, SCHEMA_VERSION):
-        return f"schema version {version}, this citeline writes {SCHEMA_VERSION}"
-    columns = tuple(row[1] for row in db.execute("PRAGMA table_info(entries)"))
-    if columns and columns != _ENTRY_COLUMNS:
-        return f"its entries table has the columns {', '.join(columns)}"
-    tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    others = sorted(t for t in tables if not t.startswith(("entries", "sqlite_")))
-    if others:
-        return f"it holds other tables: {', '.join(others[:5])}"
-    return None
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

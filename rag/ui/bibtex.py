@@ -28,8 +28,15 @@ _CASED_WORD = re.compile(r"(?<![\\\w])[^\W_]*?[^\W_][A-Z][^\W_]*")
 _MATH = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
 # Outside math: a backslash with what it escapes or names, or a character LaTeX treats specially.
 _TEXT_SPECIAL = re.compile(r"\\([A-Za-z]+|[&%#_$'\"`^~=.{}])?|[&%#_^~$]")
-_ESCAPED = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$",
-            "^": r"\^{}", "~": r"\textasciitilde{}"}  # fmt: skip
+_ESCAPED = {
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "_": r"\_",
+    "$": r"\$",
+    "^": r"\^{}",
+    "~": r"\textasciitilde{}",
+}
 # Fields whose value is an address, not text: LaTeX never typesets them as text (plain.bst drops url).
 _VERBATIM = ("url", "doi")
 

@@ -1,0 +1,123 @@
+"""A cited overview as a record, and its Markdown and JSON: what ``summarize`` returns.
+
+The record is what the summarizer (:mod:`rag.answer.summarize`) builds and what the terminal, the
+answer log and the MCP server show; its renderings live with it because the log stores the
+Markdown below the ``ui`` stage, and ``--format json`` is the same data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag.records import Citation, Paper
+from rag.text import KEY_GROUP, markdown_literal, plain_text
+
+
+@dataclass
+class PaperNote:
+    """One selected paper and the sentence that stands for it in the overview."""
+
+    key: str
+    paper: Paper
+    note: str
+    similarity: float
+
+
+@dataclass
+class Theme:
+    """A group of papers on one facet of the topic."""
+
+    name: str
+    notes: list[PaperNote]
+
+
+@dataclass
+class Summary:
+    """A cited overview: lead paragraph, themes with one cited note per paper, and how it was made."""
+
+    topic: str
+    lead: str
+    themes: list[Theme]
+    model: str
+    invalid_keys: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    others: list[Paper] = field(default_factory=list)  # on the topic, beyond --max-papers: named only
+
+    @property
+    def found(self) -> int:
+        """How many papers the topic holds: those covered and those only named."""
+        return len(self.papers) + len(self.others)
+
+    @property
+    def papers(self) -> list[PaperNote]:
+        """Every paper covered, theme by theme."""
+        return [n for theme in self.themes for n in theme.notes]
+
+    def to_markdown(self) -> str:
+        """The overview as Markdown, with a ``file:line`` list of the papers covered.
+
+        Text that comes from paper files (or the model quoting them) is escaped: a Markdown link in
+        an abstract shows as text, never as a link whose address is hidden.
+        """
+        lines = [
+            f"# {md(self.topic)}: what the papers here cover",
+            "",
+            md(self.lead, keep_keys=True) or "_No papers on this topic._",
+            "",
+        ]
+        for theme in self.themes:
+            lines += [f"## {md(theme.name)}", ""]
+            lines += [f"- **{md(n.paper.display)}**: {md(n.note)} [{n.key}]" for n in theme.notes]
+            lines.append("")
+        if self.themes:
+            lines += ["## Papers covered", ""]
+            lines += [
+                f"- [{n.key}] {md(n.paper.display)} ({md(n.paper.source)}:{n.paper.line})"
+                for n in self.papers
+            ]
+            lines.append("")
+        if self.others:
+            lines += [f"## {len(self.others)} more papers on this topic (not covered above)", ""]
+            lines += [f"- {md(p.display)} ({md(p.source)}:{p.line})" for p in self.others]
+            lines.append("")
+        covered = f"{len(self.papers)} of {self.found}" if self.others else f"{len(self.papers)}"
+        covered += " papers"
+        lines.append(f"_{covered} · {self.model}_")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``summarize --format json`` document."""
+        return {
+            "topic": self.topic,
+            "lead": self.lead,
+            "themes": [
+                {
+                    "name": t.name,
+                    "papers": [{"key": n.key, "id": n.paper.id, "note": n.note} for n in t.notes],
+                }
+                for t in self.themes
+            ],
+            "citations": [Citation(n.key, n.paper).to_dict() for n in self.papers],
+            "found": self.found,
+            "others": [
+                {"id": p.id, "label": p.display, "source": p.source, "line": p.line} for p in self.others
+            ],
+            "invalid_citations": self.invalid_keys,
+            "model": self.model,
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+        }
+
+
+def md(text: str, keep_keys: bool = False) -> str:
+    """Corpus-derived text as literal Markdown, LaTeX unwrapped and math typeset as Unicode text;
+    ``keep_keys`` leaves ``[KEY]`` as is.
+
+    A bracketed key not followed by ``(`` is no link, so citations stay readable in the raw file.
+    """
+    if not keep_keys:
+        return markdown_literal(plain_text(text, symbols=True))
+    parts = KEY_GROUP.split(text)  # text, key group, text, ...
+    return "".join(
+        f"[{p}]" if i % 2 else markdown_literal(plain_text(p, symbols=True)) for i, p in enumerate(parts)
+    )
