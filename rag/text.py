@@ -274,11 +274,16 @@ def canonical_name(token: str) -> str:
     return re.sub(r"[\\${}^*`]", "", token.translate(_SCRIPT_DIGITS)).strip("'’-+")
 
 
+def acronym_singular(name: str) -> str:
+    """An acronym's plural is the acronym: "LLMs" is "LLM", "SAEs" is "SAE"; other names unchanged."""
+    return name[:-1] if len(name) > 2 and name.endswith("s") and name[:-1].isupper() else name
+
+
 def is_coined(token: str) -> bool:
     """Shaped like a coined name: a capital after a lower-case letter or inside (TraCeS, AdaSCALE,
     PlugGuard), letters with digits (GPT-5, d2, 3DGS, S²IP), a symbol inside (C^3), or all capitals
     (SOPE, MMLU). The plural of an acronym (LLMs, SAEs) is the acronym, not a new name."""
-    core = token[:-1] if len(token) > 2 and token.endswith("s") and token[:-1].isupper() else token
+    core = acronym_singular(token)
     letters = [c for c in core if c.isalpha()]
     if not letters:
         return False

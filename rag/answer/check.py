@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from rag.errors import CitelineError
 from rag.retrieval.relevance import coverage, paper_terms
 from rag.text import (
+    acronym_singular,
     coined_names,
     has_name,
     lexical_sequence,
@@ -547,7 +548,7 @@ def _names(text: str, name: str) -> bool:
     acronym (a paper on MLLMs speaks of LLMs)."""
     if has_name(text, name):
         return True
-    core = name[:-1] if name.endswith("s") and name[:-1].isupper() else name
+    core = acronym_singular(name)
     if not core.isupper():
         return has_name(text, core) or has_name(text, core + "s")
     acronyms = (w for w in names_written(text) if w.isupper() or w[:-1].isupper())

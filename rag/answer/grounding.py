@@ -6,14 +6,15 @@ model or benchmark: AgentPoison, GPT-5, MMLU) that no retrieved paper writes is 
 when the question names it, since repeating the question's benchmark is how a small model answers
 a near miss ("X lowers the attack rate on AgentPoison by 50%" from a paper that reports 50% on
 something else); and an answer none of whose sentences is supported by any abstract is not drawn
-from the papers. Either way the draft
-is withheld, saying why. The check is the same lexical judge the eval scores answers with.
+from the papers. Either way the draft is withheld, saying why. The check is the same lexical judge
+the eval scores answers with.
 """
 
 from __future__ import annotations
 
 from rag.records import Paper
 from rag.text import (
+    acronym_singular,
     cited_sentences,
     coined_names,
     names_written,
@@ -31,11 +32,6 @@ def invented_figures(answer: str, question: str, papers: list[Paper]) -> str | N
     return f"figures found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 
-def _singular(name: str) -> str:
-    """An acronym's plural is the acronym: "LLMs" in an answer is the papers' "LLM"."""
-    return name[:-1] if len(name) > 2 and name.endswith("s") and name[:-1].isupper() else name
-
-
 def invented_names(answer: str, papers: list[Paper]) -> str | None:
     """Why ``answer`` names methods, models or benchmarks no retrieved paper writes, or None.
 
@@ -44,8 +40,9 @@ def invented_names(answer: str, papers: list[Paper]) -> str | None:
     """
     written: set[str] = set()
     for paper in papers:
-        written |= {_singular(n) for n in names_written(f"{paper.title} {paper.abstract}")}
-    invented = {n for n in coined_names(without_keys(answer)) if len(n) > 2 and _singular(n) not in written}
+        written |= {acronym_singular(n) for n in names_written(f"{paper.title} {paper.abstract}")}
+    named = coined_names(without_keys(answer))
+    invented = {n for n in named if len(n) > 2 and acronym_singular(n) not in written}
     return f"names found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 
