@@ -241,6 +241,15 @@ class TopicSettings(_Group):
     core_coverage: float = setting(
         0.67, "... with at least this share of the topic's IDF-weighted terms", low=0.0, high=1.0
     )
+    core_least: int = setting(
+        12,
+        "in a conference, a core smaller than this is topped up with the topic's strongest dense matches",
+        low=0,
+        high=1000,
+    )
+    core_least_z: float = setting(
+        1.5, "... those above this dense match (robust z)", low=-20.0, high=20.0
+    )
     strong_similarity: float = setting(
         0.5,
         "with no core, papers this close (cosine) to a topic no paper names are its core",

@@ -8,7 +8,10 @@ conference's subfield. So selection learns the subfield from the collection at q
 1. **Core**: the papers that are confidently on the topic: its words as a phrase (a one-word
    topic's word when it is in at most a tenth of the papers), a rare topic term, or most of its
    IDF-weighted terms with a dense match well above the collection's own level (robust z-score).
-   Acronyms the collection defines ("(RL)") are spelled out first. A topic no paper names has no
+   Acronyms are spelled out first, as the collection defines them ("(RL)") or, when it defines
+   one rarely, as the field writes it (:data:`GLOSSARY`). In a conference, a core too small to
+   learn from (under ``topic_core_least`` papers: few papers write "deep learning theory") is
+   topped up with the topic's strongest dense matches. A topic no paper names has no
    core, and nothing is selected (a listing then abstains), unless a paper is a strong dense match
    on its own.
 2. **Neighbourhood**: every paper of the collection (the paper table, one unit vector per paper)
@@ -40,7 +43,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from rag.text import lexical_sequence
+from rag.text import acronym_singular, lexical_sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,6 +68,11 @@ class TopicSelection:
         return len(self.hits)
 
 
+# A one-word part ending like a noun is a topic of its own: "pruning, quantization and lottery
+# tickets" is not about "pruning tickets". Modifiers (distributed, federated, deep) borrow the head.
+_NOUN = re.compile(r"(?:ing|tion|sion|ment|ness|ity|ics)$", re.I)
+
+
 def topic_parts(topic: str) -> list[str]:
     """The topic and its alternatives: "pruning and quantization" → also "pruning", "quantization";
     "distributed or federated learning" → also "distributed learning" (a one-word part borrows the
@@ -74,7 +82,9 @@ def topic_parts(topic: str) -> list[str]:
     text = re.sub(r"[()\[\]]", " , ", topic)
     parts = [p.strip() for p in re.split(r"\s*(?:,|;|/|\band\b|\bor\b|&)\s*", text) if p.strip()]
     head = parts[-1].split()[1:] if len(parts) > 1 else []
-    parts = [f"{p} {' '.join(head)}" if len(p.split()) == 1 and head else p for p in parts]
+    parts = [
+        f"{p} {' '.join(head)}" if len(p.split()) == 1 and head and not _NOUN.search(p) else p for p in parts
+    ]
     whole = " ".join(topic.split())
     return list(dict.fromkeys([whole, *parts]))
 
@@ -223,6 +233,15 @@ def score_papers(
     meant = z_topic > 0 if n >= tuning.small_list else np.ones(n, dtype=bool)
     core = ((phrase | named) & meant) | ((coverage >= tuning.core_coverage) & (z_topic > tuning.core_z))
     core |= _uses_any(expansions, terms, term_sets, z_topic, tuning) & (z_topic > 0)
+    if core.any() and n >= tuning.small_list and core.sum() < tuning.core_least:
+        # Too few papers name the topic to learn its subfield from ("deep learning theory" is
+        # written "generalization bounds", "over-parameterized networks"): the strongest dense
+        # matches join them, so the vocabulary and the stop have a core to come from.
+        strong = np.flatnonzero((z_topic > tuning.core_least_z) & ~core)
+        core = core.copy()
+        core[strong[np.argsort(-z_topic[strong], kind="stable")][: tuning.core_least - int(core.sum())]] = (
+            True
+        )
     if not core.any():
         core = similarity >= tuning.strong_similarity
     if not core.any():
@@ -287,18 +306,50 @@ class Ranking:
     core: int
 
 
+# Acronyms of ML subfields as the field writes them, for a topic written with one that the
+# collection defines rarely or not at all: ICLR 2018 defines "GNN" once, as "gated neural networks",
+# while its graph papers never define it. A collection's own definition wins when two papers or
+# more give it.
+GLOSSARY = {
+    "ai": "artificial intelligence", "asr": "automatic speech recognition",
+    "automl": "automated machine learning", "bo": "bayesian optimization",
+    "cnn": "convolutional neural networks", "dl": "deep learning",
+    "drl": "deep reinforcement learning", "fl": "federated learning",
+    "gan": "generative adversarial networks", "gcn": "graph convolutional networks",
+    "gnn": "graph neural networks", "gp": "gaussian processes", "hpo": "hyperparameter optimization",
+    "irl": "inverse reinforcement learning", "kd": "knowledge distillation",
+    "llm": "large language models", "lm": "language models", "lstm": "long short-term memory",
+    "marl": "multi-agent reinforcement learning", "mbrl": "model-based reinforcement learning",
+    "ml": "machine learning", "nas": "neural architecture search",
+    "nerf": "neural radiance fields", "nlp": "natural language processing",
+    "nmt": "neural machine translation", "ntk": "neural tangent kernel", "ood": "out-of-distribution",
+    "ot": "optimal transport", "qa": "question answering", "rl": "reinforcement learning",
+    "rlhf": "reinforcement learning from human feedback", "rnn": "recurrent neural networks",
+    "sgd": "stochastic gradient descent", "ssl": "self-supervised learning",
+    "vae": "variational autoencoders", "vit": "vision transformers", "vlm": "vision-language models",
+    "vqa": "visual question answering",
+}  # fmt: skip
+
+
 def expand_acronyms(parts: list[str], acronyms: dict[str, tuple[str, int]]) -> list[str]:
-    """Each part with the acronyms the collection defines spelled out, as another part: "deep RL"
-    → also "deep reinforcement learning", "GNNs" → also "graph neural networks"."""
+    """Each part with its acronyms spelled out, as another part: "deep RL" → also "deep
+    reinforcement learning", "GNNs" → also "graph neural networks". The collection's own
+    definition (``acronyms``: key → (expansion, papers defining it)) when two papers or more give
+    it, else :data:`GLOSSARY`'s, else the one paper's."""
+
+    def spelled(word: str) -> str:
+        key = acronym_singular(word).lower()
+        if not word[:1].isupper() or not (key in acronyms or key in GLOSSARY):
+            return word
+        own, count = acronyms.get(key, ("", 0))
+        return own if count >= 2 or key not in GLOSSARY else GLOSSARY[key]
+
     expanded = []
     for part in parts:
         words = part.split()
-        spelled = [
-            acronyms[key][0] if (key := w.lower().rstrip("s")) in acronyms and w[:1].isupper() else w
-            for w in words
-        ]
-        if spelled != words:
-            expanded.append(" ".join(spelled))
+        written = [spelled(w) for w in words]
+        if written != words:
+            expanded.append(" ".join(written))
     return list(dict.fromkeys([*parts, *expanded]))
 
 

@@ -144,3 +144,47 @@ def test_the_core_vocabulary_ranks_a_paper_speaking_it_above_one_that_does_not()
     uses, words = core_vocabulary(core, terms, TUNING)
     assert "node" in words and "accuraci" not in words
     assert uses[papers.index(VOCABULARY[1])] > uses[papers.index(OTHER[0])] == 0
+
+
+def test_a_one_word_noun_part_is_a_topic_of_its_own_and_borrows_no_head():
+    assert topic_parts("pruning, quantization and lottery tickets") == [
+        "pruning, quantization and lottery tickets", "pruning", "quantization", "lottery tickets",
+    ]  # fmt: skip
+    assert topic_parts("distributed or federated learning")[1:] == [
+        "distributed learning", "federated learning",
+    ]  # fmt: skip
+
+
+def test_an_acronym_the_collection_defines_once_is_read_as_the_field_writes_it():
+    from rag.retrieval.topics import expand_acronyms
+
+    once = {"gnn": ("gated neural networks", 1)}
+    twice = {"gnn": ("gated neural networks", 2)}
+    assert expand_acronyms(["GNN"], once) == ["GNN", "graph neural networks"]
+    assert expand_acronyms(["GNNs"], twice) == ["GNNs", "gated neural networks"]  # the collection's usage
+    assert expand_acronyms(["NAS"], {}) == ["NAS", "neural architecture search"]  # not "NA" + plural s
+    assert expand_acronyms(["XYZ", "gnn"], once) == ["XYZ", "gnn"]  # unknown, or not written as one
+
+
+def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_strongest_dense_matches():
+    from rag.retrieval.topics import score_papers
+
+    rng = np.random.default_rng(0)
+    n, dim = 400, 32
+    topic = np.zeros(dim, np.float32)
+    topic[0] = 1.0
+    vectors = rng.normal(size=(n, dim)).astype(np.float32)
+    vectors[:12, 0] += 6.0  # twelve papers near the topic in meaning, two of them naming it
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    terms = [["other", f"w{i}"] for i in range(n)]
+    terms[0] = terms[1] = ["lifelong", "learning", "agent"]
+    parts_terms = [["lifelong", "learning"]]
+    _, core, _ = score_papers(
+        topic[None, :], parts_terms, vectors, terms, tuning=Settings(topic_core_least=0).topics
+    )
+    assert set(np.flatnonzero(core)) == {0, 1}  # as before: only the papers naming it
+    _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, tuning=TUNING)
+    assert set(np.flatnonzero(core)) == set(range(12))  # topped up to topic_core_least by meaning
+    small = [t[:] for t in terms[:200]]
+    _, core, _ = score_papers(topic[None, :], parts_terms, vectors[:200], small, tuning=TUNING)
+    assert set(np.flatnonzero(core)) == {0, 1}  # a short list is left as it is
