@@ -248,7 +248,10 @@ class TopicSettings(_Group):
         high=1000,
     )
     core_least_z: float = setting(
-        1.5, "... those above this dense match (robust z)", low=-20.0, high=20.0
+        1.5,
+        "... those above this dense match (robust z) and above every paper naming the topic",
+        low=-20.0,
+        high=20.0,
     )
     strong_similarity: float = setting(
         0.5,

@@ -237,7 +237,10 @@ def score_papers(
         # Too few papers name the topic to learn its subfield from ("deep learning theory" is
         # written "generalization bounds", "over-parameterized networks"): the strongest dense
         # matches join them, so the vocabulary and the stop have a core to come from.
-        strong = np.flatnonzero((z_topic > tuning.core_least_z) & ~core)
+        # Only papers as near the topic as every paper naming it: a niche topic ("symbolic
+        # regression", two papers) is not padded with papers on something merely nearby.
+        bar = max(tuning.core_least_z, float(z_topic[core].min()))
+        strong = np.flatnonzero((z_topic > bar) & ~core)
         core = core.copy()
         core[strong[np.argsort(-z_topic[strong], kind="stable")][: tuning.core_least - int(core.sum())]] = (
             True

@@ -174,7 +174,9 @@ def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_stronge
     topic = np.zeros(dim, np.float32)
     topic[0] = 1.0
     vectors = rng.normal(size=(n, dim)).astype(np.float32)
-    vectors[:12, 0] += 6.0  # twelve papers near the topic in meaning, two of them naming it
+    vectors[:2, 0] += 4.0  # two papers naming the topic
+    vectors[2:12, 0] += 6.0  # ten nearer it in meaning that do not name it
+    vectors[12:16, 0] += 2.0  # four near it, but less than the papers naming it
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     terms = [["other", f"w{i}"] for i in range(n)]
     terms[0] = terms[1] = ["lifelong", "learning", "agent"]
@@ -184,7 +186,12 @@ def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_stronge
     )
     assert set(np.flatnonzero(core)) == {0, 1}  # as before: only the papers naming it
     _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, tuning=TUNING)
-    assert set(np.flatnonzero(core)) == set(range(12))  # topped up to topic_core_least by meaning
+    assert set(np.flatnonzero(core)) == set(range(12))  # topped up to topic_core_least by meaning,
+    # with papers as near as those naming it (12-15, less near, are left to the stop to judge)
+    _, core, _ = score_papers(
+        topic[None, :], parts_terms, vectors, terms, tuning=Settings(topic_core_least=16).topics
+    )
+    assert set(np.flatnonzero(core)) == set(range(12))  # room for 16, but 12-15 are less near than 0-1
     small = [t[:] for t in terms[:200]]
     _, core, _ = score_papers(topic[None, :], parts_terms, vectors[:200], small, tuning=TUNING)
     assert set(np.flatnonzero(core)) == {0, 1}  # a short list is left as it is
