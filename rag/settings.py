@@ -249,7 +249,7 @@ class TopicSettings(_Group):
     )
     core_least_z: float = setting(
         1.5,
-        "... those above this dense match (robust z) and above every paper naming the topic",
+        "... those above this dense match (robust z) and above the median paper naming the topic",
         low=-20.0,
         high=20.0,
     )

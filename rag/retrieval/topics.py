@@ -237,9 +237,9 @@ def score_papers(
         # Too few papers name the topic to learn its subfield from ("deep learning theory" is
         # written "generalization bounds", "over-parameterized networks"): the strongest dense
         # matches join them, so the vocabulary and the stop have a core to come from.
-        # Only papers as near the topic as every paper naming it: a niche topic ("symbolic
-        # regression", two papers) is not padded with papers on something merely nearby.
-        bar = max(tuning.core_least_z, float(z_topic[core].min()))
+        # Only papers as near the topic as the typical paper naming it (their median): a niche
+        # topic ("symbolic regression", two papers) is not padded with papers on something nearby.
+        bar = max(tuning.core_least_z, float(np.median(z_topic[core])))
         strong = np.flatnonzero((z_topic > bar) & ~core)
         core = core.copy()
         core[strong[np.argsort(-z_topic[strong], kind="stable")][: tuning.core_least - int(core.sum())]] = (

@@ -191,7 +191,7 @@ def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_stronge
     _, core, _ = score_papers(
         topic[None, :], parts_terms, vectors, terms, tuning=Settings(topic_core_least=16).topics
     )
-    assert set(np.flatnonzero(core)) == set(range(12))  # room for 16, but 12-15 are less near than 0-1
+    assert set(np.flatnonzero(core)) == set(range(12))  # room for 16, but 12-15 are less near than 0-1 are
     small = [t[:] for t in terms[:200]]
     _, core, _ = score_papers(topic[None, :], parts_terms, vectors[:200], small, tuning=TUNING)
     assert set(np.flatnonzero(core)) == {0, 1}  # a short list is left as it is
