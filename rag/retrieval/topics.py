@@ -11,7 +11,8 @@ conference's subfield. So selection learns the subfield from the collection at q
    Acronyms are spelled out first, as the collection defines them ("(RL)") or, when it defines
    one rarely, as the field writes it (:data:`GLOSSARY`). In a conference, a core too small to
    learn from (under ``topic_core_least`` papers: few papers write "deep learning theory") is
-   topped up with the topic's strongest dense matches. A topic no paper names has no
+   topped up with the topic's strongest dense matches (as near it as the median paper naming
+   it, so a niche topic is not padded). A topic no paper names has no
    core, and nothing is selected (a listing then abstains), unless a paper is a strong dense match
    on its own.
 2. **Neighbourhood**: every paper of the collection (the paper table, one unit vector per paper)
@@ -241,10 +242,9 @@ def score_papers(
         # topic ("symbolic regression", two papers) is not padded with papers on something nearby.
         bar = max(tuning.core_least_z, float(np.median(z_topic[core])))
         strong = np.flatnonzero((z_topic > bar) & ~core)
+        joining = strong[np.argsort(-z_topic[strong], kind="stable")][: tuning.core_least - int(core.sum())]
         core = core.copy()
-        core[strong[np.argsort(-z_topic[strong], kind="stable")][: tuning.core_least - int(core.sum())]] = (
-            True
-        )
+        core[joining] = True
     if not core.any():
         core = similarity >= tuning.strong_similarity
     if not core.any():
