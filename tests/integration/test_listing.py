@@ -7,6 +7,7 @@ import json
 
 from rag.index.lexical import LAYOUT, lexical_index
 
+from ..conftest import copy_index
 from .test_cli import run
 
 
@@ -40,11 +41,7 @@ def test_filler_words_leave_the_topic_of_a_summary_and_a_listing(seed_settings):
 
 
 def test_the_paper_table_is_saved_with_the_bm25_index_and_an_older_layout_is_rebuilt(seed_settings, tmp_path):
-    import shutil
-
-    data = tmp_path / "data"
-    shutil.copytree(seed_settings.data_dir, data)
-    settings = seed_settings.replace(data_dir=data)
+    settings = copy_index(seed_settings, tmp_path / "data", log=True)
     index = lexical_index(settings)
     manifest = json.loads((index.directory / "citeline.json").read_text())
     assert manifest["layout"] == LAYOUT and {"papers.npy", "papers.json"} <= set(manifest["files"])

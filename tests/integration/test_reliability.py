@@ -7,6 +7,7 @@ import os
 
 from rag.index.ingest import ingest
 
+from ..conftest import copy_index
 from .test_cli import run
 from .test_eval_harness import EVAL_SET
 
@@ -132,15 +133,13 @@ def _read_only_mount_works() -> bool:
 
 
 def test_a_read_only_data_dir_is_one_line_naming_it_for_every_command(seed_settings, tmp_path):
-    import shutil
     import subprocess
 
     import pytest
 
     if not _read_only_mount_works():
         pytest.skip("needs unshare and mount (a private read-only bind mount)")
-    data = tmp_path / "ro"
-    shutil.copytree(seed_settings.data_dir, data)
+    data = copy_index(seed_settings, tmp_path / "ro", log=True).data_dir
     for command in (
         ["search", "watermarking"],
         ["ask", "What is AdaSCALE?"],
@@ -293,6 +292,7 @@ def test_a_full_disk_still_answers_reads_and_a_write_says_disk_full_in_one_line(
         f"error: disk full: Chroma cannot open the index in {full}"
     ]
 
+
 HOLD_THE_LOG = """
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -307,16 +307,11 @@ print("committed", flush=True)
 
 
 def test_a_log_another_process_holds_is_busy_not_damaged_and_stays_in_place(seed_settings, tmp_path):
-    import shutil
     import subprocess
     import sys
 
-    from rag.settings import Settings
-
-    settings = Settings(data_dir=tmp_path / "data")
-    shutil.copytree(seed_settings.data_dir, settings.data_dir)  # a private copy: this test's log is its own
+    settings = copy_index(seed_settings, tmp_path / "data")  # a private copy: this test's log is its own
     log = settings.data_dir / "logs.sqlite"
-    log.unlink(missing_ok=True)
     assert run(["ask", "What is AdaSCALE?", "--json"], settings).returncode == 0
     holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOG, str(log)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
