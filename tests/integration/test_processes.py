@@ -23,6 +23,7 @@ from rag.index.store import Store
 from rag.resources import bundled_corpus
 from rag.retrieval.retriever import Retriever
 
+from ..conftest import with_bundled_vectors
 from .test_cli import run
 from .test_store_ingest import bm25_is_current
 
@@ -137,8 +138,11 @@ def test_two_ingest_processes_on_one_collection_one_writes_the_other_is_refused(
     assert (again.added, again.unchanged, again.chunks_written) == (0, 57, 0)
 
 
-def test_a_query_during_an_ingest_answers_and_leaves_the_ingests_dirty_mark(store_settings, big_list):
-    ingest(bundled_corpus(), store_settings)  # a complete index first, as a user would have
+def test_a_query_during_an_ingest_answers_and_leaves_the_ingests_dirty_mark(
+    store_settings, big_list, bundled_vectors
+):
+    # A complete index first, as a user would have (its vectors known: this ingest is not the subject).
+    ingest(bundled_corpus(), with_bundled_vectors(store_settings, bundled_vectors))
     process = _start_ingest(big_list, store_settings)
     try:
         _wait_for_vectors(store_settings, process, at_least=104 + 64)
