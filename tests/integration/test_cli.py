@@ -6,6 +6,9 @@ import json
 import os
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ..conftest import copy_index
 
 
 def run(args, settings, stdin=None, extra_env=None, timeout=600):
@@ -14,6 +17,15 @@ def run(args, settings, stdin=None, extra_env=None, timeout=600):
     return subprocess.run(
         ["citeline", *args], input=stdin, capture_output=True, text=True, env=env, timeout=timeout
     )
+
+
+def run_each(commands, settings, extra_env=None) -> list[subprocess.CompletedProcess]:
+    """``run`` for every argument list in ``commands``, as many at once as there are cores; the
+    results in the order given. Only for commands independent of each other that write nothing
+    another of them reads (no answer log: pass ``--no-log`` or use commands that log nothing):
+    each is still its own ``citeline`` process, only their start-ups overlap."""
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        return list(pool.map(lambda args: run(args, settings, extra_env=extra_env), commands))
 
 
 def test_help_answers_quickly_without_importing_heavy_libraries(seed_settings):
@@ -135,13 +147,7 @@ def test_first_command_on_an_empty_data_dir_ingests_the_bundled_corpus(tmp_path)
 
 
 def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_settings, tmp_path):
-    import shutil
-
-    from rag.settings import Settings
-
-    settings = Settings(data_dir=tmp_path / "data")
-    shutil.copytree(seed_settings.data_dir, settings.data_dir)  # a private copy: this test's log is its own
-    (settings.data_dir / "logs.sqlite").unlink(missing_ok=True)
+    settings = copy_index(seed_settings, tmp_path / "data")  # a private copy: this test's log is its own
     first = json.loads(run(["ask", "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", "--json"],
                            settings).stdout)  # fmt: skip
     follow = run(["ask", "--continue", "Which dataset was that on?", "--json"], settings)
@@ -186,14 +192,7 @@ def test_bibtex_for_a_paper_an_answer_and_a_summary(seed_settings):
 
 def _private_copy(seed_settings, tmp_path):
     """Settings over a copy of the seed index with an empty log (the test's log is its own)."""
-    import shutil
-
-    from rag.settings import Settings
-
-    settings = Settings(data_dir=tmp_path / "data")
-    shutil.copytree(seed_settings.data_dir, settings.data_dir)
-    (settings.data_dir / "logs.sqlite").unlink(missing_ok=True)
-    return settings
+    return copy_index(seed_settings, tmp_path / "data")
 
 
 def test_a_follow_up_without_a_model_is_answered_from_the_papers_cited_before_or_refused(
