@@ -19,13 +19,19 @@ def run(args, settings, stdin=None, extra_env=None, timeout=600):
     )
 
 
-def run_each(commands, settings, extra_env=None) -> list[subprocess.CompletedProcess]:
-    """``run`` for every argument list in ``commands``, as many at once as there are cores; the
-    results in the order given. Only for commands independent of each other that write nothing
-    another of them reads (no answer log: pass ``--no-log`` or use commands that log nothing):
-    each is still its own ``citeline`` process, only their start-ups overlap."""
+def at_once(calls):
+    """Each of ``calls`` (functions of no arguments, such as a lambda around :func:`run`) at the same
+    time, as many as there are cores; their results in the order given. Only for commands that are
+    independent of each other: none reads what another writes, and they share no answer log (pass
+    ``--no-log``, or run commands that log nothing). Each command is still its own process and is
+    checked as before; only their start-ups overlap."""
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        return list(pool.map(lambda args: run(args, settings, extra_env=extra_env), commands))
+        return list(pool.map(lambda call: call(), calls))
+
+
+def run_each(commands, settings, extra_env=None) -> list[subprocess.CompletedProcess]:
+    """:func:`run` for every argument list in ``commands``, :func:`at_once`."""
+    return at_once([lambda args=args: run(args, settings, extra_env=extra_env) for args in commands])
 
 
 def test_help_answers_quickly_without_importing_heavy_libraries(seed_settings):
