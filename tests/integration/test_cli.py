@@ -56,9 +56,9 @@ def test_search_json_ranks_adascale_first(seed_settings):
 
 
 def test_papers_list_and_show(seed_settings):
-    listed = json.loads(run(["papers", "list", "--json"], seed_settings).stdout)
+    listed, shown = run_each([["papers", "list", "--json"], ["papers", "show", "003-01"]], seed_settings)
+    listed = json.loads(listed.stdout)
     assert len(listed) == 57
-    shown = run(["papers", "show", "003-01"], seed_settings)
     assert (
         shown.returncode == 0
         and "sandbagging" in shown.stdout
@@ -183,16 +183,21 @@ def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_
 
 
 def test_bibtex_for_a_paper_an_answer_and_a_summary(seed_settings):
-    entry = run(["papers", "show", "000-02", "--bibtex"], seed_settings).stdout
-    assert entry.startswith("@misc{adascale2026,") and "note = {citeline entry 000-02, " in entry
     question = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
-    answer = json.loads(
-        run(["ask", question, "--cite", "bibtex", "--json", "--no-log"], seed_settings).stdout
+    entry, answer, summary, bad = run_each(
+        [
+            ["papers", "show", "000-02", "--bibtex"],
+            ["ask", question, "--cite", "bibtex", "--json", "--no-log"],
+            ["summarize", "watermarking", "--cite", "bibtex", "--no-log"],
+            ["ask", "x?", "--cite", "ris"],  # refused before it could answer or log
+        ],
+        seed_settings,
     )
+    entry, summary = entry.stdout, summary.stdout
+    assert entry.startswith("@misc{adascale2026,") and "note = {citeline entry 000-02, " in entry
+    answer = json.loads(answer.stdout)
     assert answer["bibtex"].count("@misc{") == len({c["id"] for c in answer["citations"]}) >= 1
-    summary = run(["summarize", "watermarking", "--cite", "bibtex", "--no-log"], seed_settings).stdout
     assert "BibTeX" in summary and "@misc{" in summary
-    bad = run(["ask", "x?", "--cite", "ris"], seed_settings)
     assert bad.returncode == 2 and "bibtex" in bad.stderr
 
 
