@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -24,6 +26,23 @@ from rag.settings import Settings
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 ICML2024 = SHARED / "corpora" / "icml2024.jsonl.gz"
+
+
+def _interpreter_scripts_first() -> None:
+    """Put the test interpreter's scripts directory first on PATH, as an activated virtualenv does.
+
+    The tests run the installed ``citeline`` console script (and ``python``) by name, a few hundred
+    times. Under a version manager PATH finds a shim first (pyenv's is a bash script that runs
+    ``pyenv exec``: ~0.2 s per call); the script it ends up running is the one installed next to
+    this interpreter, so name that one directly. Without such a script nothing changes."""
+    scripts = Path(sys.executable).parent
+    if (scripts / "citeline").is_file():
+        path = os.environ.get("PATH", "")
+        if path.split(os.pathsep)[0] != str(scripts):
+            os.environ["PATH"] = os.pathsep.join([str(scripts), path]) if path else str(scripts)
+
+
+_interpreter_scripts_first()
 
 
 def _wait(url: str, process: subprocess.Popen, timeout: float) -> None:
@@ -115,7 +134,43 @@ def seed_settings(tmp_path_factory) -> Settings:
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("seed-index"), llm="none")
     ingest(bundled_corpus(), settings)
+    # The vectors just embedded, before any test adds to this data dir's cache (bundled_vectors).
+    source = sqlite3.connect(settings.embedding_cache_file)
+    target = sqlite3.connect(tmp_path_factory.getbasetemp() / "bundled-vectors.sqlite")
+    source.backup(target)
+    source.close()
+    target.close()
     return settings
+
+
+@pytest.fixture(scope="session")
+def bundled_vectors(seed_settings, tmp_path_factory) -> Path:
+    """An embedding cache holding exactly the bundled corpus's MiniLM vectors (from the session's
+    seed ingest). See :func:`with_bundled_vectors`."""
+    return tmp_path_factory.getbasetemp() / "bundled-vectors.sqlite"
+
+
+def with_bundled_vectors(settings: Settings, bundled_vectors: Path) -> Settings:
+    """``settings`` with the bundled corpus's vectors in its data dir's embedding cache.
+
+    For tests whose ingest of the bundled corpus is a precondition, not what they check: the
+    chunks are still written to real Chroma (embedded or server) and BM25 is still built, only the
+    same text is not embedded again (~6 s on 2 cores). Tests about embedding, the cache or
+    interrupted ingests keep a cold cache."""
+    target = settings.embedding_cache_file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(bundled_vectors, target)
+    return settings
+
+
+def copy_index(source: Settings, data_dir: Path, log: bool = False) -> Settings:
+    """``source`` over a private copy of its data dir: the index (Chroma, BM25, embedding cache)
+    without the model weights or resident-server state other tests may have left there (the
+    embedded-model tests assemble 1 GB of weights in the seed data dir), and, unless ``log``,
+    without the answer log (the test's log is its own)."""
+    ignore = ["models", "llm", "llama-server.log", *([] if log else ["logs.sqlite*"])]
+    shutil.copytree(source.data_dir, data_dir, ignore=shutil.ignore_patterns(*ignore))
+    return source.replace(data_dir=data_dir)
 
 
 @pytest.fixture(scope="session")

@@ -11,14 +11,13 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import shutil
 
 import pytest
 
 from tests.latex import compile_bibliography, keys_of, require_tex
 
-from ..conftest import ICML2024
-from .test_cli import run
+from ..conftest import ICML2024, copy_index
+from .test_cli import run, run_each
 
 ENTRY = re.compile(r"^@\w+\{([^,\s]+),\n.*?\n\}$", re.M | re.S)
 
@@ -47,29 +46,35 @@ def test_a_bib_from_ask_summarize_and_papers_show_compiles_with_one_key_per_pape
 ):
     require_tex()
     slice_path, records = icml_slice
-    settings = seed_settings.replace(data_dir=tmp_path / "data")
-    shutil.copytree(seed_settings.data_dir, settings.data_dir)
+    settings = copy_index(seed_settings, tmp_path / "data", log=True)
     assert run(["ingest", str(slice_path), "-c", "icml2024"], settings).returncode == 0
 
     collected: list[tuple[str, str]] = []  # (command, text holding entries)
-    answers = []
-    for collection, question, topic in [
+    cases = [
         ("default", "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", "watermarking"),
         ("icml2024", "How is reinforcement learning used for robot control?", "language models"),
-    ]:
-        asked = run(["ask", question, "-c", collection, "--cite", "bibtex", "--json", "--no-log"], settings)
+    ]
+    commands = []  # every command of both collections at once: none depends on another's output
+    for collection, question, topic in cases:
+        commands += [
+            ["ask", question, "-c", collection, "--cite", "bibtex", "--json", "--no-log"],
+            ["ask", question, "-c", collection, "--cite", "bibtex", "--no-log"],
+            ["summarize", topic, "-c", collection, "--cite", "bibtex", "--max-papers", "12", "--no-log"],
+        ]
+    results = iter(run_each(commands, settings))
+    answers = []
+    for collection, question, _ in cases:
+        asked, printed, summarized = next(results), next(results), next(results)
         assert asked.returncode == 0, asked.stderr
         answer = json.loads(asked.stdout)
         assert answer["citations"], question
         answers.append(answer)
         collected.append((f"ask --json {collection}", answer["bibtex"]))
-        plain = run(["ask", question, "-c", collection, "--cite", "bibtex", "--no-log"], settings).stdout
+        plain = printed.stdout
         for citation in answer["citations"]:  # the printed answer maps [key] to the BibTeX key
             assert f"% [{citation['key']}] -> \\cite{{{citation['bibtex_key']}}}" in plain
         collected.append((f"ask {collection}", plain))
         summary_md = tmp_path / f"{collection}.md"
-        summarized = run(["summarize", topic, "-c", collection, "--cite", "bibtex", "--max-papers", "12",
-                          "--no-log"], settings)  # fmt: skip
         assert summarized.returncode == 0, summarized.stderr
         assert summarized.stdout.startswith("# ") and "```bibtex\n" in summarized.stdout  # real Markdown
         summary_md.write_text(summarized.stdout)
@@ -78,8 +83,11 @@ def test_a_bib_from_ask_summarize_and_papers_show_compiles_with_one_key_per_pape
     shown_ids |= {r["id"]: "icml2024" for r in records if "$" in r.get("title", "") or "\\" in r["title"]}
     shown_ids |= {c["id"]: "icml2024" for c in answers[1]["citations"]}
     shown: dict[str, str] = {}
-    for paper_id, collection in shown_ids.items():
-        result = run(["papers", "show", paper_id, "--bibtex", "-c", collection], settings)
+    commands = [
+        ["papers", "show", paper_id, "--bibtex", "-c", collection]
+        for paper_id, collection in shown_ids.items()
+    ]
+    for paper_id, result in zip(shown_ids, run_each(commands, settings), strict=True):
         assert result.returncode == 0, result.stderr
         (key,) = keys_of(result.stdout)
         shown[paper_id] = key

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from .test_cli import run
+from .test_cli import at_once, run
 
 DRAFT = """# Related work
 
@@ -50,12 +50,14 @@ def test_check_bad_input_is_one_error_line_and_exit_2(seed_settings, tmp_path):
     bib.write_text("@article{a, title = {unclosed}\n", encoding="utf-8")
     draft = tmp_path / "d.tex"
     draft.write_text("A claim \\cite{a}.\n", encoding="utf-8")
-    for args, message in [
+    cases = [
         (["check", str(tmp_path / "missing.md")], "cannot read"),
         (["check", str(draft), "--bib", str(bib)], "refs.bib: line"),
         (["check", "-"], "no citations found"),
-    ]:
-        result = run(args, seed_settings, stdin="No citation in this text.\n")
+    ]
+    stdin = "No citation in this text.\n"
+    results = at_once([lambda args=args: run(args, seed_settings, stdin=stdin) for args, _ in cases])
+    for (args, message), result in zip(cases, results, strict=True):
         assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 

@@ -6,6 +6,9 @@ import json
 import os
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ..conftest import copy_index
 
 
 def run(args, settings, stdin=None, extra_env=None, timeout=600):
@@ -14,6 +17,21 @@ def run(args, settings, stdin=None, extra_env=None, timeout=600):
     return subprocess.run(
         ["citeline", *args], input=stdin, capture_output=True, text=True, env=env, timeout=timeout
     )
+
+
+def at_once(calls):
+    """Each of ``calls`` (functions of no arguments, such as a lambda around :func:`run`) at the same
+    time, as many as there are cores; their results in the order given. Only for commands that are
+    independent of each other: none reads what another writes, and they share no answer log (pass
+    ``--no-log``, or run commands that log nothing). Each command is still its own process and is
+    checked as before; only their start-ups overlap."""
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        return list(pool.map(lambda call: call(), calls))
+
+
+def run_each(commands, settings, extra_env=None) -> list[subprocess.CompletedProcess]:
+    """:func:`run` for every argument list in ``commands``, :func:`at_once`."""
+    return at_once([lambda args=args: run(args, settings, extra_env=extra_env) for args in commands])
 
 
 def test_help_answers_quickly_without_importing_heavy_libraries(seed_settings):
@@ -38,9 +56,9 @@ def test_search_json_ranks_adascale_first(seed_settings):
 
 
 def test_papers_list_and_show(seed_settings):
-    listed = json.loads(run(["papers", "list", "--json"], seed_settings).stdout)
+    listed, shown = run_each([["papers", "list", "--json"], ["papers", "show", "003-01"]], seed_settings)
+    listed = json.loads(listed.stdout)
     assert len(listed) == 57
-    shown = run(["papers", "show", "003-01"], seed_settings)
     assert (
         shown.returncode == 0
         and "sandbagging" in shown.stdout
@@ -135,13 +153,7 @@ def test_first_command_on_an_empty_data_dir_ingests_the_bundled_corpus(tmp_path)
 
 
 def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_settings, tmp_path):
-    import shutil
-
-    from rag.settings import Settings
-
-    settings = Settings(data_dir=tmp_path / "data")
-    shutil.copytree(seed_settings.data_dir, settings.data_dir)  # a private copy: this test's log is its own
-    (settings.data_dir / "logs.sqlite").unlink(missing_ok=True)
+    settings = copy_index(seed_settings, tmp_path / "data")  # a private copy: this test's log is its own
     first = json.loads(run(["ask", "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", "--json"],
                            settings).stdout)  # fmt: skip
     follow = run(["ask", "--continue", "Which dataset was that on?", "--json"], settings)
@@ -171,29 +183,27 @@ def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_
 
 
 def test_bibtex_for_a_paper_an_answer_and_a_summary(seed_settings):
-    entry = run(["papers", "show", "000-02", "--bibtex"], seed_settings).stdout
-    assert entry.startswith("@misc{adascale2026,") and "note = {citeline entry 000-02, " in entry
     question = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
-    answer = json.loads(
-        run(["ask", question, "--cite", "bibtex", "--json", "--no-log"], seed_settings).stdout
+    entry, answer, summary, bad = run_each(
+        [
+            ["papers", "show", "000-02", "--bibtex"],
+            ["ask", question, "--cite", "bibtex", "--json", "--no-log"],
+            ["summarize", "watermarking", "--cite", "bibtex", "--no-log"],
+            ["ask", "x?", "--cite", "ris"],  # refused before it could answer or log
+        ],
+        seed_settings,
     )
+    entry, summary = entry.stdout, summary.stdout
+    assert entry.startswith("@misc{adascale2026,") and "note = {citeline entry 000-02, " in entry
+    answer = json.loads(answer.stdout)
     assert answer["bibtex"].count("@misc{") == len({c["id"] for c in answer["citations"]}) >= 1
-    summary = run(["summarize", "watermarking", "--cite", "bibtex", "--no-log"], seed_settings).stdout
     assert "BibTeX" in summary and "@misc{" in summary
-    bad = run(["ask", "x?", "--cite", "ris"], seed_settings)
     assert bad.returncode == 2 and "bibtex" in bad.stderr
 
 
 def _private_copy(seed_settings, tmp_path):
     """Settings over a copy of the seed index with an empty log (the test's log is its own)."""
-    import shutil
-
-    from rag.settings import Settings
-
-    settings = Settings(data_dir=tmp_path / "data")
-    shutil.copytree(seed_settings.data_dir, settings.data_dir)
-    (settings.data_dir / "logs.sqlite").unlink(missing_ok=True)
-    return settings
+    return copy_index(seed_settings, tmp_path / "data")
 
 
 def test_a_follow_up_without_a_model_is_answered_from_the_papers_cited_before_or_refused(

@@ -7,7 +7,8 @@ import json
 
 from rag.index.lexical import LAYOUT, lexical_index
 
-from .test_cli import run
+from ..conftest import copy_index
+from .test_cli import run, run_each
 
 
 def test_a_capped_listing_says_how_many_it_found_and_how_to_see_all(seed_settings):
@@ -40,11 +41,7 @@ def test_filler_words_leave_the_topic_of_a_summary_and_a_listing(seed_settings):
 
 
 def test_the_paper_table_is_saved_with_the_bm25_index_and_an_older_layout_is_rebuilt(seed_settings, tmp_path):
-    import shutil
-
-    data = tmp_path / "data"
-    shutil.copytree(seed_settings.data_dir, data)
-    settings = seed_settings.replace(data_dir=data)
+    settings = copy_index(seed_settings, tmp_path / "data", log=True)
     index = lexical_index(settings)
     manifest = json.loads((index.directory / "citeline.json").read_text())
     assert manifest["layout"] == LAYOUT and {"papers.npy", "papers.json"} <= set(manifest["files"])
@@ -56,8 +53,9 @@ def test_the_paper_table_is_saved_with_the_bm25_index_and_an_older_layout_is_reb
 
 
 def test_a_summary_topic_of_filler_or_a_venue_alone_is_one_clear_error(seed_settings):
-    for topic in ("the recent papers", "ICLR 2024"):
-        result = run(["summarize", topic, "--llm", "none", "--no-log"], seed_settings)
+    topics = ("the recent papers", "ICLR 2024")
+    results = run_each([["summarize", topic, "--llm", "none", "--no-log"] for topic in topics], seed_settings)
+    for topic, result in zip(topics, results, strict=True):
         assert result.returncode == 1 and result.stderr.strip().splitlines() == [
             f"error: the topic {topic!r} names no subject; name one, e.g. 'graph neural networks'"
         ]

@@ -12,6 +12,7 @@ import pytest
 from rag import __version__
 from rag.text import plain_text
 
+from ..conftest import copy_index
 from .test_cli import run
 
 pytest.importorskip("mcp")
@@ -225,12 +226,9 @@ def test_parallel_calls_right_after_initialize_all_answer(seed_settings):
 
 
 def test_every_one_of_ten_concurrent_asks_is_logged(seed_settings, tmp_path):
-    import shutil
     import sqlite3
 
-    data_dir = tmp_path / "data"
-    shutil.copytree(seed_settings.data_dir, data_dir)  # a private copy: this test's log is its own
-    (data_dir / "logs.sqlite").unlink(missing_ok=True)
+    data_dir = copy_index(seed_settings, tmp_path / "data").data_dir  # a private copy: its log is its own
     questions = [f"What does AdaSCALE do, asked for the {n}th time?" for n in range(10)]
     calls = [("ask", {"question": question}) for question in questions]
     results, stderr = anyio.run(_parallel_calls, data_dir, {"CITELINE_LOG": "true"}, calls)

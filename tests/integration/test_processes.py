@@ -23,15 +23,18 @@ from rag.index.store import Store
 from rag.resources import bundled_corpus
 from rag.retrieval.retriever import Retriever
 
+from ..conftest import with_bundled_vectors
 from .test_cli import run
 from .test_store_ingest import bm25_is_current
 
-COPIES = 5
+COPIES = 3
 
 
 @pytest.fixture
 def big_list(tmp_path):
-    """The 57 seed abstracts five times over, as distinct papers: ~30 s of embedding on 2 cores."""
+    """The 57 seed abstracts three times over, as distinct papers: 312 chunks, ~18 s of embedding on
+    2 cores. The tests below act once two or three batches of 64 are embedded, so at least three
+    batches (~10 s) are still to come: an ingest caught in the middle, not near its end."""
     from rag.index.corpus import parse_source
 
     seeds = [p for path in bundled_corpus() for p in parse_source(path).papers]
@@ -137,8 +140,11 @@ def test_two_ingest_processes_on_one_collection_one_writes_the_other_is_refused(
     assert (again.added, again.unchanged, again.chunks_written) == (0, 57, 0)
 
 
-def test_a_query_during_an_ingest_answers_and_leaves_the_ingests_dirty_mark(store_settings, big_list):
-    ingest(bundled_corpus(), store_settings)  # a complete index first, as a user would have
+def test_a_query_during_an_ingest_answers_and_leaves_the_ingests_dirty_mark(
+    store_settings, big_list, bundled_vectors
+):
+    # A complete index first, as a user would have (its vectors known: this ingest is not the subject).
+    ingest(bundled_corpus(), with_bundled_vectors(store_settings, bundled_vectors))
     process = _start_ingest(big_list, store_settings)
     try:
         _wait_for_vectors(store_settings, process, at_least=104 + 64)

@@ -7,7 +7,8 @@ import os
 
 from rag.index.ingest import ingest
 
-from .test_cli import run
+from ..conftest import copy_index
+from .test_cli import at_once, run, run_each
 from .test_eval_harness import EVAL_SET
 
 INJECTION = (
@@ -105,8 +106,9 @@ def test_control_sequences_and_markdown_links_from_corpus_text_never_reach_the_t
         ["ask", "What does the watermark detector reach?"],
         ["summarize", "watermarking"],
     ]
-    for command in commands:
-        result = run([*command, "-c", "hostile"], settings, extra_env=colour)
+    shown = run_each([[*command, "-c", "hostile"] for command in commands[:3]], settings, colour)
+    answered = [run([*command, "-c", "hostile"], settings, extra_env=colour) for command in commands[3:]]
+    for command, result in zip(commands, [*shown, *answered], strict=True):  # ask and summarize log
         assert result.returncode == 0, (command, result.stderr)
         for sequence in INJECTED:
             assert sequence not in result.stdout + result.stderr, (command, sequence)
@@ -132,26 +134,26 @@ def _read_only_mount_works() -> bool:
 
 
 def test_a_read_only_data_dir_is_one_line_naming_it_for_every_command(seed_settings, tmp_path):
-    import shutil
     import subprocess
 
     import pytest
 
     if not _read_only_mount_works():
         pytest.skip("needs unshare and mount (a private read-only bind mount)")
-    data = tmp_path / "ro"
-    shutil.copytree(seed_settings.data_dir, data)
-    for command in (
-        ["search", "watermarking"],
-        ["ask", "What is AdaSCALE?"],
-        ["ingest", str(tmp_path)],
-        ["papers", "list"],
-    ):
+    data = copy_index(seed_settings, tmp_path / "ro", log=True).data_dir
+    commands = [["search", "watermarking"], ["ask", "What is AdaSCALE?"], ["ingest", str(tmp_path)],
+                ["papers", "list"]]  # fmt: skip
+
+    def read_only(command: list[str]) -> subprocess.CompletedProcess:
         script = f'mount --bind {data} {data} && mount -o remount,ro,bind {data} && exec citeline "$@"'
         env = {**os.environ, "CITELINE_DATA_DIR": str(data), "CITELINE_LLM": "none"}
-        result = subprocess.run(
+        return subprocess.run(
             ["unshare", "-m", "sh", "-c", script, "sh", *command], capture_output=True, text=True, env=env
         )
+
+    # Each in its own mount namespace, where nothing can be written: all four at once.
+    results = at_once([lambda command=command: read_only(command) for command in commands])
+    for command, result in zip(commands, results, strict=True):
         assert result.returncode == 1, (command, result.stderr)
         assert result.stderr.strip().splitlines() == [
             f"error: cannot write to the data directory {data} (Read-only file system); "
@@ -163,7 +165,7 @@ def test_out_of_range_options_and_settings_are_one_line_errors_and_touch_nothing
     seed_settings, tmp_path
 ):
     outside = tmp_path / "escape"
-    for args, env, message in [
+    cases = [
         (["search", "x", "-c", f"../../../../..{outside}"], {}, "error: bad collection name"),
         (["search", "x", "-c", "a..b"], {}, "error: bad collection name 'a..b'"),
         (["ingest", str(tmp_path), "-c", "../x"], {}, "error: bad collection name '../x'"),
@@ -171,16 +173,19 @@ def test_out_of_range_options_and_settings_are_one_line_errors_and_touch_nothing
         (["search", "x"], {"CITELINE_MIN_SIMILARITY": "nan"}, "error: CITELINE_MIN_SIMILARITY:"),
         (["search", "x"], {"CITELINE_CHUNK_TOKENS": "0"}, "error: CITELINE_CHUNK_TOKENS:"),
         (["search", "x"], {"CITELINE_CHROMA_TIMEOUT": "-1"}, "error: CITELINE_CHROMA_TIMEOUT:"),
-    ]:  # fmt: skip
-        result = run(args, seed_settings, extra_env=env)
+    ]  # fmt: skip
+    # All refused before anything is opened or written, so they can run at once.
+    results = at_once(
+        [lambda args=args, env=env: run(args, seed_settings, extra_env=env) for args, env, _ in cases]
+    )
+    for (args, _, message), result in zip(cases, results, strict=True):
         lines = result.stderr.strip().splitlines()
         assert result.returncode == 1 and len(lines) == 1 and lines[0].startswith(message), (
             args,
             result.stderr,
         )
     assert not list(tmp_path.rglob("*.lock")) and not outside.exists()
-    for k in ("-1", "0"):
-        result = run(["search", "x", "-k", k], seed_settings)
+    for result in run_each([["search", "x", "-k", k] for k in ("-1", "0")], seed_settings):
         assert result.returncode == 2 and "Invalid value for '-k'" in result.stderr
 
 
@@ -274,24 +279,29 @@ def test_a_full_disk_still_answers_reads_and_a_write_says_disk_full_in_one_line(
     full = (
         f"the data directory {data}; free some space or set CITELINE_DATA_DIR to a directory on another disk"
     )
-    for command in (["search", "watermarking"], ["ask", "What is AdaSCALE?"], ["papers", "list"]):
-        result = on_full_disk(command, free_kb=64)
+    # Every case has a tmpfs of its own in a mount namespace of its own: all six run at once.
+    reads = [["search", "watermarking"], ["ask", "What is AdaSCALE?"], ["papers", "list"]]
+    *read, stale, written, nothing = at_once(
+        [*(lambda command=command: on_full_disk(command, free_kb=64) for command in reads),
+         lambda: on_full_disk(["search", "watermarking", "--json"], free_kb=64, stale=True),
+         lambda: on_full_disk(["ingest", str(tmp_path / "new.jsonl"), "-c", "new"], free_kb=64),
+         lambda: on_full_disk(["search", "watermarking"], free_kb=0)]
+    )  # fmt: skip
+    for command, result in zip(reads, read, strict=True):
         assert result.returncode == 0 and result.stderr == "", (command, result.stderr)
-    stale = on_full_disk(["search", "watermarking", "--json"], free_kb=64, stale=True)
     assert stale.returncode == 0 and json.loads(stale.stdout), stale.stderr
     assert stale.stderr.strip().splitlines() == [
         f"warning: disk full: could not save the BM25 index of 'default' in {data}; "
         "searching with one built in memory"
     ]
-    written = on_full_disk(["ingest", str(tmp_path / "new.jsonl"), "-c", "new"], free_kb=64)
     assert written.returncode == 1
     assert written.stderr.strip().splitlines() == [f"error: disk full: cannot write the index in {full}"]
     # With no byte free, embedded Chroma cannot open its SQLite file even to read: one line, too.
-    nothing = on_full_disk(["search", "watermarking"], free_kb=0)
     assert nothing.returncode == 1
     assert nothing.stderr.strip().splitlines() == [
         f"error: disk full: Chroma cannot open the index in {full}"
     ]
+
 
 HOLD_THE_LOG = """
 import sqlite3, sys
@@ -307,16 +317,11 @@ print("committed", flush=True)
 
 
 def test_a_log_another_process_holds_is_busy_not_damaged_and_stays_in_place(seed_settings, tmp_path):
-    import shutil
     import subprocess
     import sys
 
-    from rag.settings import Settings
-
-    settings = Settings(data_dir=tmp_path / "data")
-    shutil.copytree(seed_settings.data_dir, settings.data_dir)  # a private copy: this test's log is its own
+    settings = copy_index(seed_settings, tmp_path / "data")  # a private copy: this test's log is its own
     log = settings.data_dir / "logs.sqlite"
-    log.unlink(missing_ok=True)
     assert run(["ask", "What is AdaSCALE?", "--json"], settings).returncode == 0
     holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOG, str(log)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip

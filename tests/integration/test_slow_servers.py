@@ -19,6 +19,7 @@ import pytest
 from rag.index.ingest import ingest
 from rag.resources import bundled_corpus
 
+from ..conftest import with_bundled_vectors
 from .test_cli import run
 from .test_processes import _assert_consistent
 
@@ -163,10 +164,10 @@ def _stalling_proxy(upstream: str, stall_on: str):
     return _serve(Proxy)
 
 
-def test_a_chroma_server_that_stalls_on_queries_times_out_after_connecting(store_settings):
+def test_a_chroma_server_that_stalls_on_queries_times_out_after_connecting(store_settings, bundled_vectors):
     if not store_settings.chroma_url:
         pytest.skip("a Chroma server case")
-    ingest(bundled_corpus()[:1], store_settings)
+    ingest(bundled_corpus()[:1], with_bundled_vectors(store_settings, bundled_vectors))
     proxy = _stalling_proxy(store_settings.chroma_url, stall_on="/query")
     env = {"CITELINE_CHROMA_URL": f"http://127.0.0.1:{proxy.server_port}", "CITELINE_CHROMA_TIMEOUT": "3",
            "CITELINE_COLLECTION": store_settings.collection}  # fmt: skip

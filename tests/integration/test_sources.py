@@ -11,6 +11,7 @@ from rag.index.embeddings import MiniLMEmbedder
 from rag.index.ingest import ingest
 from rag.index.store import Store
 
+from ..conftest import copy_index
 from .test_cli import run
 from .test_store_ingest import bm25_is_current
 
@@ -139,15 +140,13 @@ def test_the_same_id_in_two_files_of_one_run_keeps_the_first_and_says_where(stor
         assert sorted(states) == ["dup", "y2"]
 
 
-def test_a_damaged_bm25_index_is_found_and_rebuilt_by_queries_and_by_ingest(tmp_path, recwarn):
+def test_a_damaged_bm25_index_is_found_and_rebuilt_by_queries_and_by_ingest(seed_settings, tmp_path, recwarn):
     from rag.errors import CitelineWarning
     from rag.index.lexical import lexical_index
     from rag.resources import bundled_corpus
     from rag.retrieval.retriever import Retriever
-    from rag.settings import Settings
 
-    settings = Settings(data_dir=tmp_path / "data", llm="none")
-    ingest(bundled_corpus(), settings)
+    settings = copy_index(seed_settings, tmp_path / "data")  # the bundled corpus, ingested
     query = "adaptive percentile threshold for OOD activation scaling"
     before = [h.paper.id for h in Retriever(settings).search(query, mode="bm25")]
     directory = lexical_index(settings).directory
@@ -183,13 +182,10 @@ def test_a_half_truncated_embedding_cache_is_moved_aside_and_the_ingest_finishes
     assert list(cache.parent.glob("embeddings.sqlite.damaged-*"))
 
 
-def test_an_emptied_bm25_file_gives_a_warning_and_results_not_aborted(tmp_path):
+def test_an_emptied_bm25_file_gives_a_warning_and_results_not_aborted(seed_settings, tmp_path):
     from rag.index.lexical import lexical_index
-    from rag.resources import bundled_corpus
-    from rag.settings import Settings
 
-    settings = Settings(data_dir=tmp_path / "data", llm="none")
-    ingest(bundled_corpus(), settings)
+    settings = copy_index(seed_settings, tmp_path / "data")  # the bundled corpus, ingested
     (lexical_index(settings).directory / "data.csc.index.npy").write_bytes(b"")
     result = run(["search", "AdaSCALE OptFS", "--json"], settings)
     assert result.returncode == 0 and json.loads(result.stdout)[0]["id"] == "000-02"

@@ -12,6 +12,8 @@ from rag.index.lexical import collection_lock, lexical_index, query_lexical_inde
 from rag.index.store import Store
 from rag.resources import bundled_corpus
 
+from ..conftest import with_bundled_vectors
+
 
 def _store(settings) -> Store:
     store = Store(settings)
@@ -33,7 +35,8 @@ def _line_numbers_of(path, prefix):
     ]
 
 
-def test_reingesting_the_same_files_adds_nothing_and_keeps_ids(store_settings):
+def test_reingesting_the_same_files_adds_nothing_and_keeps_ids(store_settings, bundled_vectors):
+    with_bundled_vectors(store_settings, bundled_vectors)
     first = ingest(bundled_corpus(), store_settings)
     assert (first.added, first.unchanged, first.files) == (57, 0, 3)
     store = _store(store_settings)
@@ -49,8 +52,8 @@ def test_reingesting_the_same_files_adds_nothing_and_keeps_ids(store_settings):
     assert "000-02" in ids_before
 
 
-def test_changed_entry_is_reembedded_and_removed_entry_deleted(store_settings, seed_copy):
-    ingest([seed_copy], store_settings)
+def test_changed_entry_is_reembedded_and_removed_entry_deleted(store_settings, seed_copy, bundled_vectors):
+    ingest([seed_copy], with_bundled_vectors(store_settings, bundled_vectors))
     path = next(seed_copy.glob("004_*"))
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[2] = lines[2].replace("panoramic imagery", "panoramic video")  # entry 004-01
@@ -64,8 +67,8 @@ def test_changed_entry_is_reembedded_and_removed_entry_deleted(store_settings, s
     assert bm25_is_current(store_settings)
 
 
-def test_a_different_embedding_model_is_refused_on_an_existing_index(store_settings):
-    ingest(bundled_corpus()[:1], store_settings)
+def test_a_different_embedding_model_is_refused_on_an_existing_index(store_settings, bundled_vectors):
+    ingest(bundled_corpus()[:1], with_bundled_vectors(store_settings, bundled_vectors))
     with pytest.raises(CitelineError, match="was built with embedding"):
         Store(store_settings).open("openai:text-embedding-3-small")
 
