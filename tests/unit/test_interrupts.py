@@ -14,6 +14,16 @@ def _ctrl_c() -> None:
     os.kill(os.getpid(), signal.SIGINT)
 
 
+@pytest.fixture(autouse=True)
+def _python_ctrl_c_handler():
+    """Python's own SIGINT handler for each test, whatever pytest was started with: a process
+    started in the background by a shell without job control inherits SIGINT ignored, and Python
+    then installs no handler (so a Ctrl-C sent to itself would do nothing)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def test_the_first_ctrl_c_waits_for_a_checkpoint_and_the_second_raises_at_once(capfd):
     calls = []
     with DeferredInterrupt() as interrupt:
