@@ -3,10 +3,29 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).parent / "results"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@contextmanager
+def baseline_checkout(ref: str) -> Iterator[Path]:
+    """``ref`` checked out into a temporary git worktree (removed afterwards), for "before" figures
+    measured in the same run as this checkout's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        add = ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(base), ref]
+        subprocess.run(add, check=True)
+        try:
+            yield base
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
 
 
 def report(name: str, figures: dict[str, Any]) -> Path:

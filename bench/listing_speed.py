@@ -18,8 +18,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from figures import baseline_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = [
@@ -76,15 +77,9 @@ def main() -> None:
         subprocess.run(["citeline", "ingest", args.corpus, "-c", args.collection], env=env, check=True,
                        stdout=subprocess.DEVNULL)  # fmt: skip
     report = {"collection": args.collection, "baseline": args.baseline, "questions": QUESTIONS}
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "baseline"
-        add = ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(base), args.baseline]
-        subprocess.run(add, check=True)
-        try:
-            report["before"] = measure(base, args.collection, data, args.repeat)
-            report["after"] = measure(ROOT, args.collection, data, args.repeat)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    with baseline_checkout(args.baseline) as base:
+        report["before"] = measure(base, args.collection, data, args.repeat)
+        report["after"] = measure(ROOT, args.collection, data, args.repeat)
     for side in ("before", "after"):
         r = report[side]
         found = list(r["found"].values())

@@ -17,13 +17,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from figures import report
+from figures import ROOT, baseline_checkout, report
 
 RUNS = 5
 COMMANDS = {
@@ -37,7 +36,6 @@ COMMANDS = {
 }
 
 
-ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "import sys; sys.argv[0] = 'citeline'; from cli import main; main()"
 
 
@@ -77,16 +75,8 @@ def main(argv: list[str]) -> None:
     if not args.baseline:
         report("startup", measure(env, {"current": None}))
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "baseline"
-        subprocess.run(
-            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(base), args.baseline],
-            check=True,
-        )
-        try:
-            figures = measure(env, {"current": ROOT, "baseline": base})
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    with baseline_checkout(args.baseline) as base:
+        figures = measure(env, {"current": ROOT, "baseline": base})
     report("startup", {"baseline": args.baseline, **figures})
 
 

@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from figures import baseline_checkout
+
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "rag" / "eval" / "subfields.py"
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -100,24 +102,18 @@ def main() -> None:
     report: dict = {"baseline": args.baseline, "baseline_cap": args.baseline_cap, "llm": args.llm,
                     "questions_per_topic": args.questions}  # fmt: skip
     report["splits"] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "baseline"
-        add = ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(base), args.baseline]
-        subprocess.run(add, check=True)
-        try:
-            for split in args.split.split(","):
-                topics = topics_file(split, args.questions, Path(tmp))
-                before = measure(base, split, args.llm, data, args.baseline_cap, topics)
-                after = measure(ROOT, split, args.llm, data, 1000, topics)
-                report["splits"][split] = {"before": before, "after": after}
-                print(f"{split} ({args.llm}):")
-                print(row("before", before))
-                print(row("after", after))
-                for b, a in zip(before["conferences"], after["conferences"], strict=True):
-                    print(f"    {a['file']:<18} recall {b['recall']:.3f} → {a['recall']:.3f}  "
-                          f"precision {b['precision']:.3f} → {a['precision']:.3f}")  # fmt: skip
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    with tempfile.TemporaryDirectory() as tmp, baseline_checkout(args.baseline) as base:
+        for split in args.split.split(","):
+            topics = topics_file(split, args.questions, Path(tmp))
+            before = measure(base, split, args.llm, data, args.baseline_cap, topics)
+            after = measure(ROOT, split, args.llm, data, 1000, topics)
+            report["splits"][split] = {"before": before, "after": after}
+            print(f"{split} ({args.llm}):")
+            print(row("before", before))
+            print(row("after", after))
+            for b, a in zip(before["conferences"], after["conferences"], strict=True):
+                print(f"    {a['file']:<18} recall {b['recall']:.3f} → {a['recall']:.3f}  "
+                      f"precision {b['precision']:.3f} → {a['precision']:.3f}")  # fmt: skip
     name = f"subfields-{args.llm}-{args.questions}q.json"
     (results_dir / name).write_text(json.dumps(report, indent=2))
     print(f"wrote {results_dir / name}")
