@@ -587,6 +587,7 @@ def _ctrl_c(signum: int, frame: object) -> None:
 
 
 def _interrupted() -> None:
+    """Ctrl-C: one line, exit code 130."""
     sys.stderr.write("interrupted\n")
     sys.exit(130)
 
@@ -614,17 +615,13 @@ def _main() -> None:
     try:
         app()
     except CitelineError as exc:
-        if _Run.interrupted:
-            _interrupted()
         _fail(str(exc))
     except SystemExit as exc:
         if _silent_interrupt(exc):
-            sys.stderr.write("interrupted\n")
+            _interrupted()
         raise
     except Exception as exc:  # a bug: still one line (CITELINE_DEBUG=1 shows the traceback)
-        if _Run.interrupted:
-            _interrupted()
-        if os.environ.get("CITELINE_DEBUG"):
+        if os.environ.get("CITELINE_DEBUG") and not _Run.interrupted:
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set CITELINE_DEBUG=1 for the traceback)")
 
@@ -643,7 +640,10 @@ def _silent_interrupt(exc: BaseException) -> bool:
 
 
 def _fail(message: str) -> None:
-    """One ``error:`` line on stderr (see ``render.error``) and exit code 1."""
+    """One ``error:`` line on stderr (see ``render.error``) and exit code 1; after a Ctrl-C, whatever
+    failed (an import the interrupt broke), "interrupted" and exit code 130."""
+    if _Run.interrupted:
+        _interrupted()
     from rag.ui import render
 
     render.error(message)
