@@ -127,6 +127,9 @@ def store_settings(request, tmp_path) -> Settings:
     return settings
 
 
+_BUNDLED_VECTORS = "bundled-vectors.sqlite"  # the seed ingest's vectors, beside the session's temp dirs
+
+
 @pytest.fixture(scope="session")
 def seed_settings(tmp_path_factory) -> Settings:
     """One index of the bundled corpus for the whole session (ingest is the slow part)."""
@@ -136,7 +139,7 @@ def seed_settings(tmp_path_factory) -> Settings:
     ingest(bundled_corpus(), settings)
     # The vectors just embedded, before any test adds to this data dir's cache (bundled_vectors).
     source = sqlite3.connect(settings.embedding_cache_file)
-    target = sqlite3.connect(tmp_path_factory.getbasetemp() / "bundled-vectors.sqlite")
+    target = sqlite3.connect(tmp_path_factory.getbasetemp() / _BUNDLED_VECTORS)
     source.backup(target)
     source.close()
     target.close()
@@ -147,7 +150,7 @@ def seed_settings(tmp_path_factory) -> Settings:
 def bundled_vectors(seed_settings, tmp_path_factory) -> Path:
     """An embedding cache holding exactly the bundled corpus's MiniLM vectors (from the session's
     seed ingest). See :func:`with_bundled_vectors`."""
-    return tmp_path_factory.getbasetemp() / "bundled-vectors.sqlite"
+    return tmp_path_factory.getbasetemp() / _BUNDLED_VECTORS
 
 
 def with_bundled_vectors(settings: Settings, bundled_vectors: Path) -> Settings:

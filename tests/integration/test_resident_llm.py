@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import stat
 import subprocess
@@ -19,6 +18,7 @@ import pytest
 from rag.llm.models import ensure_weights, lookup
 from rag.settings import Settings
 
+from ..conftest import copy_index
 from .test_cli import run
 
 QUESTION = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
@@ -32,9 +32,7 @@ def local_settings(seed_settings, tmp_path):
     if not local_available(Settings()):
         pytest.skip("the embedded model is not installed")
     data = tmp_path / "data"
-    shutil.copytree(
-        seed_settings.data_dir, data, ignore=shutil.ignore_patterns("models", "llm", "logs.sqlite")
-    )
+    copy_index(seed_settings, data)
     weights = ensure_weights(lookup(Settings().local_model), Settings().models_dir)
     (data / "models").mkdir(exist_ok=True)
     (data / "models" / weights.name).symlink_to(weights)
