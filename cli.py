@@ -100,6 +100,7 @@ class _Run:
 
     interrupted = False  # Ctrl-C was pressed (a library may have turned it into another error)
     read_only = False  # the command only read the index: it may end without Python's slow teardown
+    settings = None  # the settings a query command ran with here: a warm process starts for them
 
 
 def _library(settings, read_only: bool = True):
@@ -116,6 +117,7 @@ def _library(settings, read_only: bool = True):
     if report:
         render.bundled_corpus_indexed(report)
     _Run.read_only = read_only and not report
+    _Run.settings = settings
     return Library(settings)
 
 
@@ -540,6 +542,34 @@ def llm_stop(config: Config = None) -> None:
     render.llm_stopped(cli_support.llm_stop(_settings(config)))
 
 
+serve_app = typer.Typer(
+    help="The warm process that serves search, ask, papers and summarize without start-up time.",
+    no_args_is_help=True,
+    epilog="Example: citeline serve status",
+)
+app.add_typer(serve_app, name="serve")
+
+
+@serve_app.command("status", epilog="Example: citeline serve status --json")
+def serve_status(json_out: Json = False, config: Config = None) -> None:
+    """Whether a warm process serves this data dir's query commands, and its pid."""
+    from rag.ui import query_server, render
+
+    status = query_server.status(_settings(config))
+    if json_out:
+        render.print_json(status)
+    else:
+        render.serve_status(status)
+
+
+@serve_app.command("stop", epilog="Example: citeline serve stop")
+def serve_stop(config: Config = None) -> None:
+    """Stop the warm process (the next query command starts one again)."""
+    from rag.ui import query_server, render
+
+    render.serve_stopped(query_server.stop(_settings(config)))
+
+
 @app.command(epilog="Example: citeline mcp --print-config --llm none")
 def mcp(
     collection: Collection = None,
@@ -566,9 +596,18 @@ def mcp(
 
 def main() -> None:
     """Entry point: library errors become one line on stderr and exit code 1, never a traceback;
-    Ctrl-C anywhere in it (even while the library is imported) is one line and exit code 130."""
+    Ctrl-C anywhere in it (even while the library is imported) is one line and exit code 130.
+
+    A query command goes to the warm process when one serves this data dir (see
+    :mod:`rag.ui.query_server`); otherwise it runs here and leaves one behind for the next."""
     signal.signal(signal.SIGINT, _ctrl_c)
     try:
+        if sys.argv[1:2] == ["--query-server"]:
+            sys.exit(_serve(sys.argv[2:]))
+        code = _forwarded(sys.argv[1:])
+        if code is not None:
+            _Run.read_only, _Run.settings = True, None
+            _leave(code)
         _main()
     except KeyboardInterrupt:
         _interrupted()
@@ -577,6 +616,52 @@ def main() -> None:
             _leave(exc.code or 0)
         raise
     _leave(0)
+
+
+def _forwarded(argv: list[str]) -> int | None:
+    """The exit code of the command run by the warm process, or None to run it here."""
+    from rag.ui import query_server
+
+    if not query_server.forwardable(argv):
+        return None
+    from rag import load_settings
+
+    try:
+        settings = load_settings(config_file=query_server.config_argument(argv))
+    except Exception:  # bad settings: the command says so when it runs here
+        return None
+    return query_server.forward(argv, settings)
+
+
+def _serve(args: list[str]) -> int:
+    """The warm process's own entry (``citeline --query-server DATA_DIR [CONFIG]``, started by
+    :func:`rag.ui.query_server.spawn`): runs query commands for clients until idle."""
+    from rag.ui import query_server
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    return query_server.main(args, _run_here)
+
+
+def _run_here(argv: list[str]) -> int:
+    """One command, in this process, as ``main`` would run it, for the warm process; its exit code."""
+    from rag.ui import render
+
+    render.reset_consoles()
+    _Run.interrupted, _Run.read_only, _Run.settings = False, False, None
+    sys.argv = ["citeline", *argv]
+    try:
+        _main()
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            sys.stderr.write(exc.code + "\n")
+            return 1
+        return exc.code or 0
+    except Exception:  # CITELINE_DEBUG=1: the traceback, as the command would print it
+        import traceback
+
+        traceback.print_exc()
+        return 1
+    return 0
 
 
 def _ctrl_c(signum: int, frame: object) -> None:
@@ -600,6 +685,11 @@ def _leave(code: int) -> None:
     if not _Run.read_only:
         sys.exit(code)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command is done: nothing is left to stop
+    if _Run.settings is not None and code in (0, 1):
+        from rag.ui import query_server
+
+        if query_server.forwardable(sys.argv[1:]):  # ran here: leave a warm process for the next
+            query_server.spawn(_Run.settings, query_server.config_argument(sys.argv[1:]))
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe (| head) takes no more
             stream.flush()

@@ -123,6 +123,13 @@ class StoreSettings(_Group):
     )
     # chromadb itself waits forever.
     chroma_timeout: float = setting(60.0, "seconds a Chroma server may take to answer one request", low=0.1)
+    serve_idle_minutes: float = setting(
+        5.0,
+        "a `search`, `ask`, `papers` or `summarize` leaves a warm process behind that serves the next "
+        "ones on this data dir (no start-up cost) and exits after this many idle minutes; `0`: off",
+        low=0.0,
+        high=7 * 24 * 60,
+    )
 
     def __post_init__(self) -> None:
         """The data dir is made absolute: the resident model's watchdog is recognised by the state

@@ -44,6 +44,10 @@ def _interpreter_scripts_first() -> None:
 
 _interpreter_scripts_first()
 
+# Every CLI call of the suite runs in-process: a warm process left behind by each test's private
+# data dir would hold ~300 MB and a core's worth of start-up each. test_query_server turns it on.
+os.environ["CITELINE_SERVE_IDLE_MINUTES"] = "0"
+
 
 def _wait(url: str, process: subprocess.Popen, timeout: float) -> None:
     deadline = time.monotonic() + timeout

@@ -34,6 +34,15 @@ console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
+def reset_consoles() -> None:
+    """Make the consoles again: rich fixes colour and width when a console is made, and a warm
+    process (``rag.ui.query_server``) prints to a different client terminal for each command."""
+    global console, errors
+    console = Console(highlight=False)
+    errors = Console(stderr=True, highlight=False)
+    stream_reset()
+
+
 def shown(text: str, latex: bool = True) -> str:
     """Corpus or user text as rich shows it literally: no control sequence, no markup, and LaTeX
     unwrapped and inline math typeset as Unicode text (``\\rho`` → ``ρ``); not for identifiers
@@ -553,4 +562,24 @@ def llm_status(status: dict) -> None:
 
 def llm_stopped(was_running: bool) -> None:
     """What ``llm stop`` did."""
+    console.print("stopped" if was_running else "not running")
+
+
+def serve_status(status: dict) -> None:
+    """The warm query process's state, one line."""
+    if not status["running"]:
+        console.print("not running (the next search, ask, papers or summarize starts it)")
+        return
+    served = ""
+    if "served" in status:
+        served = f", {status['served']} command(s) since {status['started']}, idle {status['idle_s']:.0f}s"
+    console.print(
+        f"running: pid {status['pid']} on {shown(status['socket'], latex=False)}{served}"
+        f" (stops after {status['idle_shutdown_s'] / 60:g} idle minutes)",
+        soft_wrap=True,
+    )
+
+
+def serve_stopped(was_running: bool) -> None:
+    """What ``serve stop`` did."""
     console.print("stopped" if was_running else "not running")
