@@ -13,7 +13,7 @@ import signal
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 try:
     import typer
@@ -603,7 +603,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, _ctrl_c)
     try:
         if sys.argv[1:2] == ["--query-server"]:
-            sys.exit(_serve(sys.argv[2:]))
+            _serve(sys.argv[2:])
         code = _forwarded(sys.argv[1:])
         if code is not None:
             _Run.read_only, _Run.settings = True, None
@@ -633,13 +633,14 @@ def _forwarded(argv: list[str]) -> int | None:
     return query_server.forward(argv, settings)
 
 
-def _serve(args: list[str]) -> int:
+def _serve(args: list[str]) -> NoReturn:
     """The warm process's own entry (``citeline --query-server DATA_DIR [CONFIG]``, started by
     :func:`rag.ui.query_server.spawn`): runs query commands for clients until idle."""
     from rag.ui import query_server
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    return query_server.main(args, _run_here)
+    code = query_server.main(args, _run_here)
+    os._exit(code)  # as a query command ends (_leave): Chroma's files are left as they are on disk
 
 
 def _run_here(argv: list[str]) -> int:
