@@ -44,9 +44,10 @@ def _interpreter_scripts_first() -> None:
 
 _interpreter_scripts_first()
 
-# Every CLI call of the suite runs in-process: a warm process left behind by each test's private
-# data dir would hold ~300 MB and a core's worth of start-up each. test_query_server turns it on.
+# CLI calls run in-process, except on the session's seed index (see seed_settings): a warm process
+# left behind by each test's private data dir would hold ~300 MB and a core's worth of start-up.
 os.environ["CITELINE_SERVE_IDLE_MINUTES"] = "0"
+SEED_DIR_VARIABLE = "CITELINE_TEST_SEED_DIR"
 
 
 def _wait(url: str, process: subprocess.Popen, timeout: float) -> None:
@@ -135,8 +136,12 @@ _BUNDLED_VECTORS = "bundled-vectors.sqlite"  # the seed ingest's vectors, beside
 
 
 @pytest.fixture(scope="session")
-def seed_settings(tmp_path_factory) -> Settings:
-    """One index of the bundled corpus for the whole session (ingest is the slow part)."""
+def seed_settings(tmp_path_factory):
+    """One index of the bundled corpus for the whole session (ingest is the slow part).
+
+    The CLI's query commands on it (test_cli.run) go to one warm process, as a user's second
+    command does: the suite runs the default path, and saves ~2 s of start-up per command. It is
+    asked to stop at the end of the session (nothing is signalled)."""
     from rag.index.ingest import ingest
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("seed-index"), llm="none")
@@ -147,7 +152,10 @@ def seed_settings(tmp_path_factory) -> Settings:
     source.backup(target)
     source.close()
     target.close()
-    return settings
+    os.environ[SEED_DIR_VARIABLE] = str(settings.data_dir)
+    yield settings
+    stop = ["citeline", "serve", "stop"]
+    subprocess.run(stop, env={**os.environ, "CITELINE_DATA_DIR": str(settings.data_dir)}, capture_output=True)
 
 
 @pytest.fixture(scope="session")
@@ -172,10 +180,10 @@ def with_bundled_vectors(settings: Settings, bundled_vectors: Path) -> Settings:
 
 def copy_index(source: Settings, data_dir: Path, log: bool = False) -> Settings:
     """``source`` over a private copy of its data dir: the index (Chroma, BM25, embedding cache)
-    without the model weights or resident-server state other tests may have left there (the
+    without the model weights or the model's or warm process's state other tests left there (the
     embedded-model tests assemble 1 GB of weights in the seed data dir), and, unless ``log``,
     without the answer log (the test's log is its own)."""
-    ignore = ["models", "llm", "llama-server.log", *([] if log else ["logs.sqlite*"])]
+    ignore = ["models", "llm", "serve", "llama-server.log", *([] if log else ["logs.sqlite*"])]
     shutil.copytree(source.data_dir, data_dir, ignore=shutil.ignore_patterns(*ignore))
     return source.replace(data_dir=data_dir)
 

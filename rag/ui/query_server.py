@@ -376,10 +376,15 @@ def _send(conn: socket.socket, kind: bytes, payload: bytes) -> None:
 
 def main(args: list[str], run: Callable[[list[str]], int]) -> int:
     """The server process: ``args`` are the data dir and, if the client had one, its config file."""
+    from rag.errors import CitelineError
     from rag.settings import load_settings
 
     config = Path(args[1]) if len(args) > 1 else None
-    settings = load_settings(config_file=config)
+    try:
+        settings = load_settings(config_file=config)
+    except CitelineError as exc:  # the environment it was started with is broken: no server
+        sys.stderr.write(f"not started: {exc}\n")
+        return 1
     return serve(Path(args[0]), settings.serve_idle_minutes, run, lambda: _warm_up(settings))
 
 

@@ -8,11 +8,15 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ..conftest import copy_index
+from ..conftest import SEED_DIR_VARIABLE, copy_index
 
 
 def run(args, settings, stdin=None, extra_env=None, timeout=600):
+    """``citeline ARGS`` on ``settings``' data dir; on the session's seed index, query commands go
+    to its warm process (see ``seed_settings``)."""
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}  # the tests' own keys only
+    if str(settings.data_dir) == os.environ.get(SEED_DIR_VARIABLE):
+        env["CITELINE_SERVE_IDLE_MINUTES"] = "10"
     env.update({"CITELINE_DATA_DIR": str(settings.data_dir), "CITELINE_LLM": "none", **(extra_env or {})})
     return subprocess.run(
         ["citeline", *args], input=stdin, capture_output=True, text=True, env=env, timeout=timeout
