@@ -2,9 +2,12 @@
 
     python bench/ask_latency.py                 # the embedded model, then --llm none (same run)
     python bench/ask_latency.py --llm local     # the embedded model only (starts its server once)
-    python bench/ask_latency.py --cold --warm   # one `citeline ask` process per question, as users run it:
-                                                # cold (each starts its own model server, the old way)
-                                                # then warm (the resident server), in one run
+    python bench/ask_latency.py --cold --warm --served
+                                                # one `citeline ask` process per question, as users run it:
+                                                # cold (each starts its own model server, the old way),
+                                                # warm (the resident model server, each process starting
+                                                # itself), served (the resident model and the warm query
+                                                # process of #23 as well), in one run
 
 Uses the index in CITELINE_DATA_DIR (the bundled corpus is ingested if it is missing). Prints one
 line per question and the summary, and writes bench/results/ask-<llm>.json.
@@ -85,17 +88,27 @@ def _process(question: str, env: dict[str, str]) -> dict:
             "mode": answer["mode"]}  # fmt: skip
 
 
+def _status(env: dict[str, str]) -> str:
+    shown = subprocess.run(["citeline", "serve", "status", "--json"], env=env, capture_output=True, text=True)
+    return shown.stdout
+
+
 def measure_processes(kind: str) -> dict:
     """Each question in a new process: ``cold`` starts a model server per process (residency off),
-    ``warm`` reuses the resident server (started and warmed up once before the timed questions)."""
+    ``warm`` reuses the resident server (started and warmed up once before the timed questions),
+    ``served`` also has the warm query process run each command (no process start-up)."""
     settings = load_settings().replace(llm="local")
     ensure_index(settings)
-    env = {**os.environ, "CITELINE_LLM": "local"}
-    subprocess.run(["citeline", "llm", "stop"], env=env, capture_output=True, check=True)
+    env = {**os.environ, "CITELINE_LLM": "local", "CITELINE_SERVE_IDLE_MINUTES": "0"}
+    for stop in (["llm", "stop"], ["serve", "stop"]):
+        subprocess.run(["citeline", *stop], env=env, capture_output=True, check=True)
     if kind == "cold":
         env["CITELINE_LLM_IDLE_MINUTES"] = "0"
     else:
-        _process("What is AdaSCALE?", env)  # starts the resident server; not timed
+        env["CITELINE_SERVE_IDLE_MINUTES"] = "5" if kind == "served" else "0"
+        _process("What is AdaSCALE?", env)  # starts the resident server(s); not timed
+        while kind == "served" and '"served"' not in _status(env):
+            time.sleep(0.5)
     rows = []
     for question in QUESTIONS:
         row = _process(question, env)
@@ -103,8 +116,9 @@ def measure_processes(kind: str) -> dict:
         print(
             f"{kind}: {row['total_s']:6.2f}s  first {row['first_token_s']:6.2f}s  {row['mode']:10} {question}"
         )
-    if kind == "warm":
-        subprocess.run(["citeline", "llm", "stop"], env=env, capture_output=True, check=True)
+    if kind != "cold":
+        for stop in (["llm", "stop"], ["serve", "stop"]):
+            subprocess.run(["citeline", *stop], env=env, capture_output=True, check=True)
     totals = [r["total_s"] for r in rows]
     firsts = [r["first_token_s"] for r in rows]
     return {
@@ -123,9 +137,10 @@ def main() -> None:
     parser.add_argument("--llm", default="local,none", help="comma-separated settings, measured in turn")
     parser.add_argument("--cold", action="store_true", help="a process per question, each starting the model")
     parser.add_argument("--warm", action="store_true", help="a process per question, the resident model")
+    parser.add_argument("--served", action="store_true", help="as --warm, and the warm query process")
     args = parser.parse_args()
-    if args.cold or args.warm:
-        kinds = [k for k in ("cold", "warm") if getattr(args, k)]
+    if args.cold or args.warm or args.served:
+        kinds = [k for k in ("cold", "warm", "served") if getattr(args, k)]
         results = [measure_processes(kind) for kind in kinds]
         print(json.dumps([{k: v for k, v in r.items() if k != "rows"} for r in results], indent=2))
         out = Path(__file__).parent / "results" / f"ask-processes-{'-'.join(kinds)}.json"
