@@ -95,6 +95,9 @@ def _settings(config: Path | None = None, **overrides):
     return load_settings(config_file=config).replace(**overrides)
 
 
+_CLI = Path(__file__).resolve()  # this file: a warm process runs it, and serves only its own code
+
+
 class _Run:
     """What ``main`` needs to know about the command it ran."""
 
@@ -630,16 +633,16 @@ def _forwarded(argv: list[str]) -> int | None:
         settings = load_settings(config_file=query_server.config_argument(argv))
     except Exception:  # bad settings: the command says so when it runs here
         return None
-    return query_server.forward(argv, settings)
+    return query_server.forward(argv, settings, _CLI)
 
 
 def _serve(args: list[str]) -> NoReturn:
-    """The warm process's own entry (``citeline --query-server DATA_DIR [CONFIG]``, started by
+    """The warm process's own entry (``python cli.py --query-server DATA_DIR [CONFIG]``, started by
     :func:`rag.ui.query_server.spawn`): runs query commands for clients until idle."""
     from rag.ui import query_server
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    code = query_server.main(args, _run_here)
+    code = query_server.main(args, _run_here, _CLI)
     os._exit(code)  # as a query command ends (_leave): Chroma's files are left as they are on disk
 
 
@@ -657,6 +660,8 @@ def _run_here(argv: list[str]) -> int:
             sys.stderr.write(exc.code + "\n")
             return 1
         return exc.code or 0
+    except KeyboardInterrupt:  # its client went away (Ctrl-C): nobody reads the code
+        return 130
     except Exception:  # CITELINE_DEBUG=1: the traceback, as the command would print it
         import traceback
 
@@ -690,7 +695,7 @@ def _leave(code: int) -> None:
         from rag.ui import query_server
 
         if query_server.forwardable(sys.argv[1:]):  # ran here: leave a warm process for the next
-            query_server.spawn(_Run.settings, query_server.config_argument(sys.argv[1:]))
+            query_server.spawn(_Run.settings, query_server.config_argument(sys.argv[1:]), _CLI)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe (| head) takes no more
             stream.flush()

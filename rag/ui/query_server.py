@@ -30,6 +30,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import queue
+import signal
 import socket
 import stat
 import struct
@@ -100,33 +102,55 @@ def _own_directory(data_dir: Path, create: bool = False) -> Path | None:
 # --- the client: cli.main tries this before it imports anything heavy -------------------------
 
 
-def forward(argv: list[str], settings: Settings) -> int | None:
+def forward(argv: list[str], settings: Settings, cli: Path) -> int | None:
     """Run ``citeline ARGV`` in the warm process: its exit code once its output is written here,
-    or None when no server of ours answers or it declines (the caller then runs the command)."""
+    or None when no server of ours answers, it is busy, or it declines (the caller then runs the
+    command). ``cli``: the client's own ``cli.py``, so that only a server of the same code (and
+    interpreter) serves it."""
     if settings.serve_idle_minutes <= 0:
         return None
     if argv[0] in ("ask", "summarize") and settings.llm_idle_minutes <= 0:
         return None  # each process owns its model server: a long-lived process must not keep one
+    try:
+        request = json.dumps(_request(argv, cli)).encode() + b"\n"
+    except (OSError, AttributeError, ValueError):  # no cwd, a closed stdout: run it here
+        return None
     with _connection(settings) as conn:
         if conn is None:
             return None
         try:
-            conn.sendall(json.dumps(_request(argv)).encode() + b"\n")
+            conn.sendall(request)
         except OSError:
             return None
         return _relay(conn)
 
 
-def _request(argv: list[str]) -> dict:
+def identity(cli: Path) -> dict:
+    """The code a process runs: its interpreter, its ``cli.py`` and its ``rag`` package."""
+    package = Path(__file__).resolve().parents[1]
+    return {"python": sys.executable, "cli": os.fspath(cli), "rag": os.fspath(package)}
+
+
+def _request(argv: list[str], cli: Path) -> dict:
     env = dict(os.environ)
-    if sys.stdout.isatty() and "COLUMNS" not in env:  # the server's terminal is no terminal
-        size = os.get_terminal_size(sys.stdout.fileno())
-        env.update(COLUMNS=str(size.columns), LINES=str(size.lines))
+    if "COLUMNS" not in env:  # rich sizes output by whichever standard stream is a terminal
+        for fd in (0, 1, 2):
+            try:
+                size = os.get_terminal_size(fd)
+            except OSError:
+                continue
+            env.update(COLUMNS=str(size.columns), LINES=str(size.lines))
+            break
+    mask = os.umask(0)
+    os.umask(mask)
     return {
         "argv": argv,
         "env": env,
         "cwd": os.getcwd(),
+        "umask": mask,
         "tty": [sys.stdout.isatty(), sys.stderr.isatty()],
+        "encoding": [sys.stdout.encoding, sys.stdout.errors, sys.stderr.encoding, sys.stderr.errors],
+        "code": identity(cli),
     }
 
 
@@ -186,8 +210,9 @@ def _read_frame(reader) -> tuple[bytes, bytes] | None:
     return (kind, payload) if len(payload) == size else None
 
 
-def spawn(settings: Settings, config: Path | None) -> None:
-    """Start a server for this data dir in the background (it exits at once if one runs)."""
+def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
+    """Start a server for this data dir in the background, running the client's own ``cli.py``
+    with its interpreter (it exits at once if a server already has the data dir)."""
     if settings.serve_idle_minutes <= 0 or _socket_path(settings.data_dir) is None:
         return
     directory = _own_directory(settings.data_dir, create=True)
@@ -195,10 +220,11 @@ def spawn(settings: Settings, config: Path | None) -> None:
         return
     import subprocess
 
-    command = [sys.executable, "-m", "cli", SERVER_FLAG, os.fspath(settings.data_dir)]
+    command = [sys.executable, os.fspath(cli), SERVER_FLAG, os.fspath(settings.data_dir)]
     if config is not None:
         command.append(os.fspath(config.resolve()))
-    with open(directory / "log", "ab") as log:  # what a server that failed to start said
+    log = os.open(directory / "log", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:  # the log keeps what a server that failed to start said
         subprocess.Popen(
             command,
             cwd=directory,  # nothing in it can shadow a module
@@ -207,12 +233,17 @@ def spawn(settings: Settings, config: Path | None) -> None:
             stderr=log,
             start_new_session=True,
         )
+    finally:
+        os.close(log)
 
 
 def status(settings: Settings) -> dict:
     """Whether a warm process serves this data dir (what ``citeline serve status`` shows)."""
     found: dict = {"running": False, "socket": os.fspath(_socket_path(settings.data_dir) or "")}
     found["idle_shutdown_s"] = settings.serve_idle_minutes * 60
+    problem = _problem(settings)
+    if problem:
+        return {**found, "problem": problem}
     with _connection(settings) as conn:
         if conn is None:
             return found
@@ -226,6 +257,17 @@ def status(settings: Settings) -> dict:
         if frame is not None and frame[0] == OUT:
             found.update(json.loads(frame[1]))
     return found
+
+
+def _problem(settings: Settings) -> str | None:
+    """Why no warm process can serve this data dir, or None."""
+    if settings.serve_idle_minutes <= 0:
+        return "turned off: CITELINE_SERVE_IDLE_MINUTES is 0"
+    if _socket_path(settings.data_dir) is None:
+        return f"the data dir's path is too long for a Unix socket (over {SOCKET_PATH_MAX} bytes)"
+    if os.path.lexists(_directory(settings.data_dir)) and _own_directory(settings.data_dir) is None:
+        return f"{_directory(settings.data_dir)} is not a directory only you can enter"
+    return None
 
 
 def stop(settings: Settings) -> bool:
@@ -339,19 +381,19 @@ def code_stamp() -> str:
 
 
 class _Frames:
-    """A text stream that sends what is written to the client as frames of one kind."""
+    """A text stream that sends what is written to the client as frames of one kind, encoded as
+    the client's own stream would encode it (``PYTHONIOENCODING``, the locale)."""
 
-    encoding = "utf-8"
-    errors = "strict"
-
-    def __init__(self, conn: socket.socket, kind: bytes, tty: bool, lock: threading.Lock) -> None:
+    def __init__(self, conn: socket.socket, kind: bytes, tty: bool, coding: tuple, lock: threading.Lock):
         self._conn, self._kind, self._tty, self._lock = conn, kind, tty, lock
+        self.encoding, self.errors = coding
 
     def write(self, text: str) -> int:
         """Send ``text`` now (a streamed answer shows token by token on the client)."""
         if text:
+            data = text.encode(self.encoding, self.errors)
             with self._lock:  # a progress display refreshes from its own thread
-                _send(self._conn, self._kind, text.encode("utf-8", "surrogateescape"))
+                _send(self._conn, self._kind, data)
         return len(text)
 
     def flush(self) -> None:
@@ -374,8 +416,9 @@ def _send(conn: socket.socket, kind: bytes, payload: bytes) -> None:
     conn.sendall(_HEADER.pack(kind, len(payload)) + payload)
 
 
-def main(args: list[str], run: Callable[[list[str]], int]) -> int:
-    """The server process: ``args`` are the data dir and, if the client had one, its config file."""
+def main(args: list[str], run: Callable[[list[str]], int], cli: Path) -> int:
+    """The server process: ``args`` are the data dir and, if the client had one, its config file;
+    ``run`` runs one command here, ``cli`` is this process's ``cli.py``."""
     from rag.errors import CitelineError
     from rag.settings import load_settings
 
@@ -385,7 +428,8 @@ def main(args: list[str], run: Callable[[list[str]], int]) -> int:
     except CitelineError as exc:  # the environment it was started with is broken: no server
         sys.stderr.write(f"not started: {exc}\n")
         return 1
-    return serve(Path(args[0]), settings.serve_idle_minutes, run, lambda: _warm_up(settings))
+    server = _Server(Path(args[0]), settings.serve_idle_minutes, run, identity(cli))
+    return server.serve(lambda: _warm_up(settings))
 
 
 def _warm_up(settings: Settings) -> None:
@@ -399,102 +443,215 @@ def _warm_up(settings: Settings) -> None:
     Store(settings).collections()
 
 
-def serve(
-    data_dir: Path, idle_minutes: float, run: Callable[[list[str]], int], warm: Callable[[], object]
-) -> int:
-    """Serve commands on ``DATA_DIR/serve/socket`` until idle for ``idle_minutes``, a stop request,
-    or a change of the index or the code. ``run(argv)`` runs one command in this process (the CLI's
-    own entry) and returns its exit code; ``warm()`` loads what the commands need."""
-    directory = _own_directory(data_dir, create=True)
-    path = _socket_path(data_dir)
-    if directory is None or path is None:
-        return 1
-    with open(directory / "lock", "a") as lock:
+class _Server:
+    """One data dir's warm process.
+
+    The main thread runs one command at a time (a command changes process-wide state: the
+    environment, the working directory, ``sys.stdout``); a thread per connection reads requests,
+    answers ``status`` and ``stop`` at once, and declines a command while another one runs, so a
+    second terminal's command runs in its own process instead of waiting. A client that goes away
+    mid-command (Ctrl-C, a closed pager) interrupts it.
+    """
+
+    def __init__(self, data_dir: Path, idle_minutes: float, run: Callable[[list[str]], int], code: dict):
+        self.data_dir, self.run, self.code = data_dir, run, code
+        self.idle = max(1.0, idle_minutes * 60)
+        self.busy = threading.Lock()  # held from a command's acceptance to its end
+        self.jobs: queue.Queue = queue.Queue()
+        self.stopping = threading.Event()
+        self.running = False  # the main thread is inside a command: an interrupt may stop it
+        self.served = 0
+        self.started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        self.used = time.monotonic()
+        self.stamps: tuple = (None, None)
+        self.socket_inode = 0
+
+    def serve(self, warm: Callable[[], object]) -> int:
+        """Bind, warm up, serve until idle, stopped, out of date or replaced; the exit code."""
+        directory = _own_directory(self.data_dir, create=True)
+        path = _socket_path(self.data_dir)
+        if directory is None or path is None:
+            return 1
+        fd = os.open(directory / "lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
+            os.close(fd)
             return 0  # another server has this data dir
         path.unlink(missing_ok=True)  # left by one that was killed: we hold the lock now
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(os.fspath(path))
-        os.chmod(path, 0o600)
         try:
+            listener.bind(os.fspath(path))
+            os.chmod(path, 0o600)
+            self.socket_inode = os.stat(path).st_ino
             listener.listen(16)  # a client that comes during the warm-up waits for it
-            try:
-                warm()
-            except Exception as exc:  # the first command loads it instead, and says why
-                sys.stderr.write(f"warm-up failed: {type(exc).__name__}: {exc}\n")
-            stamps = (index_stamp(data_dir), code_stamp())
-            counts = {"served": 0, "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "used": time.monotonic()}
-            idle = max(1.0, idle_minutes * 60)
-            while True:
-                # Only a command counts as use: `serve status` must not keep the process up.
-                listener.settimeout(max(0.01, counts["used"] + idle - time.monotonic()))
+            with self.busy:
                 try:
-                    conn, _ = listener.accept()
-                except TimeoutError:
-                    return 0
-                with conn:
-                    if not _serve_one(conn, run, stamps, data_dir, counts):
-                        return 0
+                    warm()
+                except Exception as exc:  # the first command loads it instead, and says why
+                    sys.stderr.write(f"warm-up failed: {type(exc).__name__}: {exc}\n")
+                self.stamps = (index_stamp(self.data_dir), code_stamp())
+                self.used = time.monotonic()
+            signal.signal(signal.SIGINT, self._interrupt)
+            threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+            self._loop(directory / "lock", fd)
+            return 0
         finally:
+            self._unlink_socket(path)
             listener.close()
-            path.unlink(missing_ok=True)  # still ours: a new server binds only once it has the lock
+            os.close(fd)
 
+    def _loop(self, lock_path: Path, lock_fd: int) -> None:
+        while not self.stopping.is_set():
+            wait = min(30.0, self.used + self.idle - time.monotonic())
+            if wait <= 0:
+                return  # idle
+            try:
+                job = self.jobs.get(timeout=wait)
+            except queue.Empty:
+                if not _same_file(lock_path, lock_fd):
+                    return  # serve/ was removed or replaced: a newer server may own it now
+                continue
+            if job is not None:
+                self._command(*job)
 
-def _serve_one(
-    conn: socket.socket, run: Callable[[list[str]], int], stamps: tuple, data_dir: Path, counts: dict
-) -> bool:
-    """One request; False when the server should exit (asked to stop, or out of date). ``counts``:
-    what ``status`` reports (commands served, when it started)."""
-    if _peer(conn)[1] != os.getuid():
-        return True
-    conn.settimeout(10)
-    try:
-        request = json.loads(conn.makefile("rb").readline(REQUEST_MAX_BYTES))
-        if request.get("stop"):
-            _send(conn, EXIT, b"0")
-            return False
-        if request.get("status"):
-            shown = {"served": counts["served"], "started": counts["started"]}
-            shown["idle_s"] = round(time.monotonic() - counts["used"], 1)
-            _send(conn, OUT, json.dumps(shown).encode())
-            return True
-        argv, env, cwd, tty = request["argv"], request["env"], request["cwd"], request["tty"]
-        if not (forwardable(argv) and isinstance(env, dict) and isinstance(cwd, str)):
-            _send(conn, DECLINED, b"")
-            return True
-        if (index_stamp(data_dir), code_stamp()) != stamps or None in stamps:
-            _send(conn, DECLINED, b"")
-            return False  # what this process loaded is out of date: the next command starts anew
-        conn.settimeout(None)
-        counts["served"] += 1
+    def _interrupt(self, signum: int, frame: object) -> None:
+        """SIGINT (from a client that went away) stops the command running, nothing else."""
+        if self.running:
+            raise KeyboardInterrupt
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return  # closed: the server is ending
+            threading.Thread(target=self._request, args=(conn,), daemon=True).start()
+
+    def _request(self, conn: socket.socket) -> None:
+        """Read one request; hand a command to the main thread, or answer here."""
+        handed = False
         try:
-            with _as_client(env, cwd, conn, tty):
-                code = run([str(a) for a in argv])
+            if _peer(conn)[1] != os.getuid():
+                return
+            conn.settimeout(2)
+            request = json.loads(conn.makefile("rb").readline(REQUEST_MAX_BYTES))
+            if request.get("stop"):
+                _send(conn, EXIT, b"0")  # first: once stopped, the process may be gone
+                self._stop()
+            elif request.get("status"):
+                shown = {"served": self.served, "started": self.started, "busy": self.busy.locked()}
+                shown["idle_s"] = round(time.monotonic() - self.used, 1)
+                _send(conn, OUT, json.dumps(shown).encode())
+            elif not self._valid(request) or request["code"] != self.code:
+                _send(conn, DECLINED, b"")  # another checkout or interpreter: its own process runs it
+            elif not self.busy.acquire(blocking=False):
+                _send(conn, DECLINED, b"")  # busy: run it in-process rather than wait
+            elif (index_stamp(self.data_dir), code_stamp()) != self.stamps or None in self.stamps:
+                self.busy.release()
+                _send(conn, DECLINED, b"")
+                self._stop()  # out of date: the next command starts a new server
+            else:
+                conn.settimeout(None)
+                self.jobs.put((conn, request))
+                handed = True
+        except (OSError, ValueError, AttributeError):
+            pass  # the client went away or sent nonsense
         finally:
-            counts["used"] = time.monotonic()
-        _send(conn, EXIT, str(code).encode())
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        pass  # the client went away (Ctrl-C, a closed pipe) or sent nonsense: serve the next one
-    return True
+            if not handed:
+                conn.close()
+
+    @staticmethod
+    def _valid(request: dict) -> bool:
+        fields = {"argv": list, "env": dict, "cwd": str, "umask": int, "tty": list, "encoding": list}
+        return (
+            all(isinstance(request.get(k), kind) for k, kind in fields.items())
+            and forwardable(request["argv"])
+            and len(request["tty"]) == 2
+            and len(request["encoding"]) == 4
+        )
+
+    def _stop(self) -> None:
+        """No new command from now on (the one running, if any, finishes first)."""
+        self.stopping.set()
+        self._unlink_socket(_socket_path(self.data_dir))
+        self.jobs.put(None)  # wake the main thread
+
+    def _unlink_socket(self, path: Path | None) -> None:
+        """Remove the socket file if it is still the one this server bound (never a newer one's)."""
+        try:
+            if path is not None and os.stat(path).st_ino == self.socket_inode:
+                path.unlink()
+        except OSError:
+            pass
+
+    def _command(self, conn: socket.socket, request: dict) -> None:
+        """Run one command in this process as the client would have run it, then release."""
+        watcher = threading.Thread(target=self._watch, args=(conn,), daemon=True)
+        try:
+            self.served += 1
+            watcher.start()
+            with _as_client(request, conn):
+                self.running = True
+                try:
+                    code = self.run([str(a) for a in request["argv"]])
+                finally:
+                    self.running = False
+            _send(conn, EXIT, str(code).encode())
+        except (OSError, ValueError, LookupError, KeyboardInterrupt):
+            pass  # the client went away (Ctrl-C, a closed pipe): serve the next one
+        finally:
+            self.used = time.monotonic()
+            conn.close()  # also ends the watcher
+            self.busy.release()
+
+    def _watch(self, conn: socket.socket) -> None:
+        """Interrupt the running command when its client goes away (it sends nothing after the
+        request, so the connection becoming readable means it was closed)."""
+        import select
+
+        poller = select.poll()
+        try:
+            poller.register(conn, select.POLLIN | select.POLLHUP | select.POLLERR)
+        except (OSError, ValueError):
+            return
+        while True:
+            try:
+                events = poller.poll(200)
+            except OSError:
+                return
+            if conn.fileno() < 0 or not self.busy.locked():
+                return
+            if events:
+                if self.running:
+                    signal.raise_signal(signal.SIGINT)
+                return
+
+
+def _same_file(path: Path, fd: int) -> bool:
+    """``path`` still names the file open as ``fd``."""
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
 
 
 @contextmanager
-def _as_client(env: dict, cwd: str, conn: socket.socket, tty: list) -> Iterator[None]:
-    """The client's environment, working directory and terminal for the length of one command."""
+def _as_client(request: dict, conn: socket.socket) -> Iterator[None]:
+    """The client's environment, working directory, umask and terminal for one command."""
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     saved_streams = sys.stdin, sys.stdout, sys.stderr
+    saved_mask = os.umask(request["umask"] & 0o777)
     os.environ.clear()
-    os.environ.update({str(k): str(v) for k, v in env.items()})
+    os.environ.update({str(k): str(v) for k, v in request["env"].items()})
+    time.tzset()
     try:
-        os.chdir(cwd)
+        os.chdir(request["cwd"])
         sys.stdin = open(os.devnull)  # noqa: SIM115 - closed below
         lock = threading.Lock()
-        sys.stdout, sys.stderr = (
-            _Frames(conn, OUT, bool(tty[0]), lock),
-            _Frames(conn, ERR, bool(tty[1]), lock),
-        )
+        out_coding, err_coding = request["encoding"][:2], request["encoding"][2:]
+        sys.stdout = _Frames(conn, OUT, bool(request["tty"][0]), tuple(out_coding), lock)
+        sys.stderr = _Frames(conn, ERR, bool(request["tty"][1]), tuple(err_coding), lock)
         yield
     finally:
         if sys.stdin is not saved_streams[0]:
@@ -502,4 +659,6 @@ def _as_client(env: dict, cwd: str, conn: socket.socket, tty: list) -> Iterator[
         sys.stdin, sys.stdout, sys.stderr = saved_streams
         os.environ.clear()
         os.environ.update(saved_env)
+        time.tzset()
+        os.umask(saved_mask)
         os.chdir(saved_cwd)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -93,7 +94,7 @@ def test_later_query_commands_are_served_warm_with_the_output_they_have_in_proce
     assert after["pid"] == status(served)["pid"]
 
 
-def test_the_client_environment_and_working_directory_apply_to_each_served_command(served, tmp_path):
+def test_the_client_environment_working_directory_and_umask_apply_to_each_served_command(served, tmp_path):
     before = status(served)["served"]
     one = run(["search", "language models", "--json"], served, extra_env={**SERVING, "CITELINE_TOP_K": "1"})
     three = run(["search", "language models", "--json"], served, extra_env={**SERVING, "CITELINE_TOP_K": "3"})
@@ -106,9 +107,11 @@ def test_the_client_environment_and_working_directory_apply_to_each_served_comma
         capture_output=True,
         text=True,
         env={**os.environ, "CITELINE_DATA_DIR": str(served.data_dir), "CITELINE_LLM": "none", **SERVING},
+        preexec_fn=lambda: os.umask(0o077),
     )
     assert written.returncode == 0, written.stderr
     assert "watermark" in (work / "w.md").read_text().lower()
+    assert (work / "w.md").stat().st_mode & 0o777 == 0o600  # the client's umask, not the server's
     assert status(served)["served"] == before + 3
 
 
@@ -219,9 +222,46 @@ def test_ctrl_c_on_a_served_command_is_one_line_and_the_process_serves_the_next(
     while not connected(socket_path) and time.monotonic() < deadline:
         time.sleep(0.05)  # until the command is with the warm process (the model writes the answer)
     assert asking.poll() is None, "the ask ended before it could be interrupted"
+    busy = status(served)  # answered at once, not after the ask
+    meanwhile = run(["search", "adascale", "-k", "1"], served, extra_env=SERVING)
+    assert asking.poll() is None, "the ask ended before it could be interrupted"
+    assert busy["busy"] and busy["served"] == before["served"] + 1
+    # Another terminal's command while the warm process is busy runs in its own process.
+    assert meanwhile.returncode == 0 and "AdaSCALE" in meanwhile.stdout
     asking.send_signal(signal.SIGINT)
     out, err = asking.communicate(timeout=60)
     assert (asking.returncode, err) == (130, "interrupted\n"), out
+    deadline = time.monotonic() + 120
+    while status(served)["busy"] and time.monotonic() < deadline:
+        time.sleep(0.2)  # the interrupted answer stops (at the model's next token)
     after = run(["search", "adascale", "-k", "1"], served, extra_env=SERVING)
     assert after.returncode == 0 and "AdaSCALE" in after.stdout
-    assert status(served)["pid"] == before["pid"]
+    now = status(served)
+    assert (now["pid"], now["served"]) == (before["pid"], before["served"] + 2)
+
+
+def test_a_command_from_other_code_is_never_served_by_this_code(served, tmp_path):
+    """Another checkout (or interpreter) on the same data dir: its commands run in its own process,
+    with its own code, however warm the process serving this checkout is."""
+    root = Path(__file__).resolve().parents[2]
+    other = tmp_path / "checkout"
+    shutil.copytree(root / "rag", other / "rag", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(root / "prompts", other / "prompts")
+    shutil.copytree(root / "data", other / "data")
+    render = other / "rag" / "ui" / "render.py"
+    render.write_text(render.read_text().replace('"[dim]mode:', '"[dim]other checkout, mode:'))
+    shutil.copy(root / "cli.py", other / "cli.py")
+    env = {**os.environ, "CITELINE_DATA_DIR": str(served.data_dir), "CITELINE_LLM": "none", **SERVING}
+    env.pop("PYTHONPATH", None)
+    before = status(served)
+    result = subprocess.run(
+        [sys.executable, str(other / "cli.py"), "search", "adascale", "-k", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "other checkout, mode: hybrid" in result.stdout
+    after = status(served)
+    assert (after["pid"], after["served"]) == (before["pid"], before["served"])
