@@ -567,12 +567,16 @@ def llm_stopped(was_running: bool) -> None:
 
 def serve_status(status: dict) -> None:
     """The warm query process's state, one line."""
+    if status.get("problem"):
+        console.print(f"not running: {shown(status['problem'], latex=False)}", soft_wrap=True)
+        return
     if not status["running"]:
         console.print("not running (the next search, ask, papers or summarize starts it)")
         return
     served = ""
     if "served" in status:
-        served = f", {status['served']} command(s) since {status['started']}, idle {status['idle_s']:.0f}s"
+        now = "running a command" if status.get("busy") else f"idle {status['idle_s']:.0f}s"
+        served = f", {status['served']} command(s) since {status['started']}, {now}"
     console.print(
         f"running: pid {status['pid']} on {shown(status['socket'], latex=False)}{served}"
         f" (stops after {status['idle_shutdown_s'] / 60:g} idle minutes)",
