@@ -15,7 +15,12 @@ Safety and exactness:
 - a Unix socket in ``DATA_DIR/serve/`` (a directory of mode 0700 that must be ours): only this user
   can connect; the client also checks the peer's uid and command line (``SO_PEERCRED`` and /proc)
   before it sends anything or prints a byte, and the server checks the client's uid;
-- one server per data dir: it holds an ``flock`` on ``serve/lock`` for its whole life;
+- one server per data dir: it holds an ``flock`` on ``serve/lock`` for its whole life, and serves
+  only clients running the same ``cli.py``, ``rag`` package and interpreter as itself (another
+  checkout or virtualenv on the same data dir runs its commands in-process);
+- one command at a time: while one runs, another client's command is declined and runs in its own
+  process (two terminals never wait for each other), and a client that goes away (Ctrl-C, a closed
+  pager) interrupts its command;
 - never stale: before each command the server compares the index (Chroma's collections and
   write log, the BM25 files) and citeline's own code and prompts with what it loaded; if anything
   changed (an ingest from another process, a new collection, an upgrade) it declines and exits, and
