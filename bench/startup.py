@@ -45,7 +45,9 @@ def timed(command: list[str], env: dict[str, str], checkout: Path | None = None)
         command = [sys.executable, "-c", ENTRY, *command[1:]]
         env = {**env, "PYTHONPATH": str(checkout)}
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env=env)
+    # In the checkout: `python -c` puts the working directory first on sys.path, so run anywhere
+    # else, a checkout's `cli` and `rag` would be whatever that directory holds.
+    subprocess.run(command, check=True, capture_output=True, env=env, cwd=checkout)
     return time.perf_counter() - started
 
 
@@ -58,7 +60,7 @@ def warm_up(env: dict[str, str], checkout: Path | None) -> None:
         env = {**env, "PYTHONPATH": str(checkout)}
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        shown = subprocess.run(status, capture_output=True, text=True, env=env)
+        shown = subprocess.run(status, capture_output=True, text=True, env=env, cwd=checkout)
         if shown.returncode != 0 or '"served"' in shown.stdout:
             return  # up (or a baseline without a warm process)
         time.sleep(0.5)
@@ -92,7 +94,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     env = dict(os.environ)
     if args.data_dir:
-        env["CITELINE_DATA_DIR"] = str(args.data_dir)
+        env["CITELINE_DATA_DIR"] = str(args.data_dir.resolve())
     if args.collection:
         env["CITELINE_COLLECTION"] = args.collection
     timed(SEARCH, {**env, **COLD})  # make sure the index exists before timing
