@@ -46,8 +46,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rag.settings import Settings
+if TYPE_CHECKING:
+    from rag.settings import Settings
 
 # The commands a warm process runs (``papers`` only with one of these subcommands). ``chat`` and
 # ``check -`` read stdin and ``ingest``/``eval`` write the index: those always run in-process.
