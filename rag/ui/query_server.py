@@ -194,7 +194,7 @@ def _relay(conn: socket.socket) -> int | None:
         if kind == DECLINED and not wrote:
             return None
         if kind == EXIT:
-            return int(payload)
+            return int(payload) if payload.lstrip(b"-").isdigit() else 1
         stream = sys.stdout if kind == OUT else sys.stderr
         try:
             stream.buffer.write(payload)
@@ -571,6 +571,7 @@ class _Server:
     @staticmethod
     def _valid(request: dict) -> bool:
         fields = {"argv": list, "env": dict, "cwd": str, "umask": int, "tty": list, "encoding": list}
+        fields["code"] = dict
         return (
             all(isinstance(request.get(k), kind) for k, kind in fields.items())
             and forwardable(request["argv"])
