@@ -605,7 +605,9 @@ def main() -> None:
     :mod:`rag.ui.query_server`); otherwise it runs here and leaves one behind for the next."""
     signal.signal(signal.SIGINT, _ctrl_c)
     try:
-        if sys.argv[1:2] == ["--query-server"]:
+        from rag.ui import query_server  # the standard library only
+
+        if sys.argv[1:2] == [query_server.SERVER_FLAG]:
             _serve(sys.argv[2:])
         code = _forwarded(sys.argv[1:])
         if code is not None:

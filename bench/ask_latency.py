@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from figures import percentile
+from figures import percentile, wait_for_warm_process
 
 from rag import Library, ensure_index
 from rag.settings import load_settings
@@ -88,11 +88,6 @@ def _process(question: str, env: dict[str, str]) -> dict:
             "mode": answer["mode"]}  # fmt: skip
 
 
-def _status(env: dict[str, str]) -> str:
-    shown = subprocess.run(["citeline", "serve", "status", "--json"], env=env, capture_output=True, text=True)
-    return shown.stdout
-
-
 def measure_processes(kind: str) -> dict:
     """Each question in a new process: ``cold`` starts a model server per process (residency off),
     ``warm`` reuses the resident server (started and warmed up once before the timed questions),
@@ -107,8 +102,8 @@ def measure_processes(kind: str) -> dict:
     else:
         env["CITELINE_SERVE_IDLE_MINUTES"] = "5" if kind == "served" else "0"
         _process("What is AdaSCALE?", env)  # starts the resident server(s); not timed
-        while kind == "served" and '"served"' not in _status(env):
-            time.sleep(0.5)
+        if kind == "served":
+            wait_for_warm_process(["citeline", "serve", "status", "--json"], env)
     rows = []
     for question in QUESTIONS:
         row = _process(question, env)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,3 +54,16 @@ def peak_rss_mib(pid: int) -> float | None:
     except OSError:
         return None
     return None
+
+
+def wait_for_warm_process(status: list[str], env: dict[str, str], cwd: Path | None = None) -> None:
+    """Wait (at most 2 minutes) until ``status`` (``citeline serve status --json``, however it is
+    invoked) shows a warm process that has finished warming up; a citeline without warm processes
+    (a baseline checkout: the command fails) returns at once."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        shown = subprocess.run(status, capture_output=True, text=True, env=env, cwd=cwd)
+        if shown.returncode != 0 or '"served"' in shown.stdout:
+            return
+        time.sleep(0.5)
+    raise SystemExit("the warm process did not start")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from figures import ROOT, baseline_checkout, report
+from figures import ROOT, baseline_checkout, report, wait_for_warm_process
 
 RUNS = 5
 SEARCH = ["citeline", "search", "adaptive percentile threshold for OOD activation scaling", "--json"]
@@ -40,10 +40,15 @@ WARM = {"CITELINE_SERVE_IDLE_MINUTES": "5"}
 ENTRY = "import sys; sys.argv[0] = 'citeline'; from cli import main; main()"
 
 
+def in_checkout(command: list[str], env: dict[str, str], checkout: Path | None):
+    """``citeline ...`` as this checkout's code runs it (``checkout`` None: the installed one)."""
+    if checkout is None:
+        return command, env
+    return [sys.executable, "-c", ENTRY, *command[1:]], {**env, "PYTHONPATH": str(checkout)}
+
+
 def timed(command: list[str], env: dict[str, str], checkout: Path | None = None) -> float:
-    if checkout is not None:  # this checkout's code, whatever `citeline` on PATH points at
-        command = [sys.executable, "-c", ENTRY, *command[1:]]
-        env = {**env, "PYTHONPATH": str(checkout)}
+    command, env = in_checkout(command, env, checkout)
     started = time.perf_counter()
     # In the checkout: `python -c` puts the working directory first on sys.path, so run anywhere
     # else, a checkout's `cli` and `rag` would be whatever that directory holds.
@@ -54,17 +59,7 @@ def timed(command: list[str], env: dict[str, str], checkout: Path | None = None)
 def warm_up(env: dict[str, str], checkout: Path | None) -> None:
     """The command a user ran before: it leaves the warm process up; wait until it serves."""
     timed(SEARCH, env, checkout)
-    status = ["citeline", "serve", "status", "--json"]
-    if checkout is not None:
-        status = [sys.executable, "-c", ENTRY, *status[1:]]
-        env = {**env, "PYTHONPATH": str(checkout)}
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        shown = subprocess.run(status, capture_output=True, text=True, env=env, cwd=checkout)
-        if shown.returncode != 0 or '"served"' in shown.stdout:
-            return  # up (or a baseline without a warm process)
-        time.sleep(0.5)
-    raise SystemExit("the warm process did not start")
+    wait_for_warm_process(*in_checkout(["citeline", "serve", "status", "--json"], env, checkout), checkout)
 
 
 def measure(env: dict[str, str], sides: dict[str, Path | None]) -> dict[str, float]:

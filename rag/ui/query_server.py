@@ -114,8 +114,6 @@ def forward(argv: list[str], settings: Settings, cli: Path) -> int | None:
     or None when no server of ours answers, it is busy, or it declines (the caller then runs the
     command). ``cli``: the client's own ``cli.py``, so that only a server of the same code (and
     interpreter) serves it."""
-    if settings.serve_idle_minutes <= 0:
-        return None
     if argv[0] in ("ask", "summarize") and settings.llm_idle_minutes <= 0:
         return None  # each process owns its model server: a long-lived process must not keep one
     try:
@@ -130,6 +128,16 @@ def forward(argv: list[str], settings: Settings, cli: Path) -> int | None:
         except OSError:
             return None
         return _relay(conn)
+
+
+def _ask(conn: socket.socket, request: dict) -> tuple[bytes, bytes] | None:
+    """Send a one-line request (``status``, ``stop``) and read the one frame that answers it."""
+    try:
+        conn.sendall(json.dumps(request).encode() + b"\n")
+        conn.settimeout(30)
+        return _read_frame(conn.makefile("rb"))
+    except OSError:
+        return None
 
 
 def identity(cli: Path) -> dict:
@@ -220,9 +228,7 @@ def _read_frame(reader) -> tuple[bytes, bytes] | None:
 def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
     """Start a server for this data dir in the background, running the client's own ``cli.py``
     with its interpreter (it exits at once if a server already has the data dir)."""
-    if settings.serve_idle_minutes <= 0 or _socket_path(settings.data_dir) is None:
-        return
-    directory = _own_directory(settings.data_dir, create=True)
+    directory = None if _problem(settings) else _own_directory(settings.data_dir, create=True)
     if directory is None:
         return
     import subprocess
@@ -255,12 +261,7 @@ def status(settings: Settings) -> dict:
         if conn is None:
             return found
         found.update(running=True, pid=_peer(conn)[0])
-        try:
-            conn.sendall(json.dumps({"status": True}).encode() + b"\n")
-            conn.settimeout(30)  # it answers once the command it runs now is done
-            frame = _read_frame(conn.makefile("rb"))
-        except OSError:
-            frame = None
+        frame = _ask(conn, {"status": True})
         if frame is not None and frame[0] == OUT:
             found.update(json.loads(frame[1]))
     return found
@@ -281,22 +282,15 @@ def stop(settings: Settings) -> bool:
     """Ask the data dir's warm process to exit; False when none of ours answers (nothing is
     signalled: it stops itself)."""
     with _connection(settings) as conn:
-        if conn is None:
-            return False
-        try:
-            conn.sendall(json.dumps({"stop": True}).encode() + b"\n")
-            conn.settimeout(30)
-            frame = _read_frame(conn.makefile("rb"))
-            return frame is not None and frame[0] == EXIT
-        except OSError:
-            return False
+        frame = None if conn is None else _ask(conn, {"stop": True})
+        return frame is not None and frame[0] == EXIT
 
 
 @contextmanager
 def _connection(settings: Settings) -> Iterator[socket.socket | None]:
     """A connection to this data dir's server, proven ours; None when there is none."""
-    path = _socket_path(settings.data_dir)
-    if path is None or _own_directory(settings.data_dir) is None:
+    path = None if _problem(settings) else _socket_path(settings.data_dir)
+    if path is None:
         yield None
         return
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -343,8 +337,13 @@ def index_stamp(data_dir: Path) -> str | None:
                     return None
                 digest.update(contents.encode())
             else:
-                digest.update(f"{root}/{name}:{info.st_size}:{info.st_mtime_ns};".encode())
+                _add_stat(digest, Path(root, name), info)
     return digest.hexdigest()
+
+
+def _add_stat(digest, path: Path, info: os.stat_result) -> None:
+    """A file as the stamps see it: its path, size and modification time."""
+    digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns};".encode())
 
 
 def _chroma_contents(path: Path) -> str | None:
@@ -383,7 +382,7 @@ def code_stamp() -> str:
             info = path.stat()
         except OSError:
             continue
-        digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns};".encode())
+        _add_stat(digest, path, info)
     return digest.hexdigest()
 
 
