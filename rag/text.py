@@ -328,6 +328,25 @@ def numbers_in(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
+# --- model output -----------------------------------------------------------------------------
+
+# A small model sometimes falls into a loop ("0.0000000…", "[000-02] [000-02] …") and writes it to
+# the answer's length limit: ~85 ms a token on 2 cores, 30 s of nothing. A unit of up to 16
+# characters repeated over at least LOOP_CHARS characters is a loop: prose, tables of figures and
+# lists of keys never repeat one verbatim that long.
+LOOP_CHARS = 48
+_LOOP = re.compile(r"(.{1,16}?)\1{2,}$", re.S)
+
+
+def loop_start(text: str) -> int | None:
+    """Where a loop at the end of ``text`` begins (its first unit kept), or None if none does."""
+    tail_start = max(0, len(text) - 4 * LOOP_CHARS)
+    match = _LOOP.search(text, tail_start)
+    if match is None or match.end() - match.start() < LOOP_CHARS:
+        return None
+    return match.start() + len(match.group(1))
+
+
 # --- citation keys ---------------------------------------------------------------------------
 
 # One bracket group as a citation: "[000-02]", "[S1, S2]", "[000-02][003-01]" (two groups).

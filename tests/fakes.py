@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from rag.records import Hit, Paper
 from rag.retrieval.relevance import TermWeights
@@ -29,6 +29,7 @@ class ScriptedChatModel(BaseChatModel):
 
     replies: list[str]
     prompts: list[list[BaseMessage]]  # pass [] in; pydantic copies field defaults anyway
+    pieces_sent: int = 0
 
     @property
     def _llm_type(self) -> str:
@@ -39,6 +40,14 @@ class ScriptedChatModel(BaseChatModel):
         if not self.replies:
             raise AssertionError("the chain called the LLM more often than the test scripted")
         return ChatResult(generations=[ChatGeneration(message=AIMessage(self.replies.pop(0)))])
+
+    def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any):
+        """The scripted reply a few characters at a time, as a server streams tokens; ``pieces_sent``
+        counts what the reader took (a reader that stops early leaves the rest unsent)."""
+        reply = str(self._generate(messages).generations[0].message.content)
+        for start in range(0, len(reply), 4):
+            self.pieces_sent += 1
+            yield ChatGenerationChunk(message=AIMessageChunk(content=reply[start : start + 4]))
 
 
 class FakeEmbedder:

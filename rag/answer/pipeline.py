@@ -34,7 +34,7 @@ from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import topic_of
 from rag.settings import Settings
-from rag.text import checked_query, lexical_terms, without_keys
+from rag.text import checked_query, lexical_terms, loop_start, without_keys
 
 __all__ = ["AnswerChain", "Turn", "is_refusal", "refusal_sentence"]
 
@@ -337,11 +337,20 @@ class AnswerChain:
         return [SystemMessage(self._system), HumanMessage(user)]
 
     def _generate(self, messages: list, on_token: OnToken | None, run: _AskTrace) -> str:
-        """Stream one reply; ``first_token`` is measured from when the user asked."""
-        parts: list[str] = []
-        for piece in self.llm.stream(messages):
-            run.timings.setdefault("first_token", time.perf_counter() - run.started)
-            parts.append(piece)
-            if on_token:
-                on_token(piece)
-        return "".join(parts).strip()
+        """Stream one reply; ``first_token`` is measured from when the user asked. A reply that
+        falls into a loop is cut where the loop starts and the request closed, which stops the
+        server writing it (the checks then judge what came before)."""
+        text = ""
+        stream = self.llm.stream(messages)
+        try:
+            for piece in stream:
+                run.timings.setdefault("first_token", time.perf_counter() - run.started)
+                text += piece
+                if on_token:
+                    on_token(piece)
+                if (start := loop_start(text)) is not None:
+                    text = text[:start]
+                    break
+        finally:
+            stream.close()
+        return text.strip()

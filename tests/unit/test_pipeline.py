@@ -215,3 +215,11 @@ def test_a_draft_writing_an_acronym_in_the_plural_is_not_withheld_for_it():
     chain = AnswerChain(Settings(llm="openai"), FakeRetriever(PAPERS), handle)
     answer = chain.ask("By how much does AdaSCALE beat OptFS?")
     assert answer.mode == "generated" and answer.withheld is None
+
+
+def test_a_reply_that_falls_into_a_loop_is_cut_where_it_starts_and_no_longer_read():
+    looping = "AdaSCALE beats OptFS by 14.94% in near-OOD FPR@95 [o1]. On CIFAR-10 it reaches 0." + "0" * 1500
+    chain, model = _chain([looping])
+    answer = chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?")
+    assert "14.94" in answer.text and "000" not in answer.text
+    assert model.pieces_sent < 40  # the stream was closed at the loop, not read to its end (~400)

@@ -1,6 +1,15 @@
 """The shared text helpers that the answer path and the eval both rely on."""
 
-from rag.text import cited_sentences, keys_in, numbers_in, plain_text, split_sentences, supports, without_keys
+from rag.text import (
+    cited_sentences,
+    keys_in,
+    loop_start,
+    numbers_in,
+    plain_text,
+    split_sentences,
+    supports,
+    without_keys,
+)
 
 
 def test_sentences_split_at_stops_but_not_after_abbreviations():
@@ -73,3 +82,11 @@ def test_names_are_told_by_their_shape_before_any_stemming():
     assert not has_name("Execution traces of the agent.", "TraCeS")  # the stem "trace", not the name
     assert has_name(r"Cross-Context Consistency ($C^3$)", "C3") and has_name("C³ detects it", "C3")
     assert has_name("dead-by-TopK", "TopK")
+
+
+def test_a_reply_repeating_one_short_unit_is_a_loop_but_prose_tables_and_key_lists_are_not():
+    assert loop_start("It reaches 0." + "0" * 60) == len("It reaches 0.") + 1  # one unit kept
+    assert loop_start("Cited [000-02]" + " [000-02]" * 8) == len("Cited [000-02]")
+    assert loop_start("Gains of 1.0, 2.5, 3.1, 4.7, 5.2, 6.9, 7.3, 8.8, 9.4, 10.6 and 11.2 points.") is None
+    assert loop_start("Both do it [003-01, 004-05, 004-06, 004-07, 002-01, 001-03].") is None
+    assert loop_start("Short repeats like 0000 or haha are not loops.") is None
