@@ -13,9 +13,11 @@ starts its own (:class:`LocalServer`) and stops it at exit.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -50,32 +52,29 @@ class LLMHandle:
     model: BaseChatModel | None
     name: str
     base_url: str | None = None
-    # Called before every request (the resident server counts it as use, postponing its shutdown).
-    on_use: Callable[[], None] | None = None
+    # Held around every request (the resident server counts it as use: no idle shutdown meanwhile).
+    in_use: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext
 
     def invoke(self, prompt: str | list[BaseMessage], max_tokens: int | None = None) -> str:
         """The model's whole reply to a prompt or a message list, stripped; ``max_tokens`` caps a
         short call's reply below the answer length (every reply token costs ~85 ms on 2 cores)."""
-        if self.on_use:
-            self.on_use()
         try:
-            model = self.model.bind(max_tokens=max_tokens) if max_tokens else self.model
-            return str(model.invoke(prompt).content).strip()
+            with self.in_use():
+                model = self.model.bind(max_tokens=max_tokens) if max_tokens else self.model
+                return str(model.invoke(prompt).content).strip()
         except CitelineError:
             raise
         except Exception as exc:
             raise describe_llm_error(exc, self) from None
 
     def stream(self, messages: list[BaseMessage]) -> Iterator[str]:
-        """The reply piece by piece, as the server sends it."""
-        if self.on_use:
-            self.on_use()
+        """The reply piece by piece, as the server sends it; closing the iterator early ends the
+        request (the server stops writing)."""
         try:
-            for chunk in self.model.stream(messages):
-                if chunk.content:
-                    if self.on_use:
-                        self.on_use()  # a long reply is use too
-                    yield str(chunk.content)
+            with self.in_use():
+                for chunk in self.model.stream(messages):
+                    if chunk.content:
+                        yield str(chunk.content)
         except CitelineError:
             raise
         except Exception as exc:
@@ -189,7 +188,7 @@ def make_llm(settings: Settings) -> LLMHandle:
             chat_model(settings, state.base_url, served, state.token),
             f"local:{served}",
             state.base_url,
-            on_use=lambda: resident.touch(settings),
+            in_use=lambda: resident.in_use(settings),
         )
     if kind == "local":
         server = LocalServer.shared(settings)

@@ -7,7 +7,9 @@ running; later processes find it through a state file and reuse it. Safety and h
 - loopback only, a random port, and a per-start random token the server requires on every request
   (passed in the environment, which only the owner can read; kept in a state file of mode 0600);
 - a file lock, so two processes starting at once start one server;
-- every use touches a file; the watchdog stops the server after ``llm_idle_minutes`` without use;
+- every use touches a file, and a request holds a shared lock on it while it runs; the watchdog
+  stops the server after ``llm_idle_minutes`` without use, never while a request holds the lock
+  (a summary's long prompt can take minutes to read before its first token);
 - a crashed, killed or unresponsive server (or one started for another model or context size) is
   detected by the next process, stopped and replaced.
 
@@ -17,6 +19,8 @@ residency off: each process then starts its own server and stops it at exit, as 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import math
 import os
@@ -26,7 +30,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -278,6 +282,35 @@ def touch(settings: Settings) -> None:
     path.touch()
 
 
+@contextlib.contextmanager
+def in_use(settings: Settings) -> Iterator[None]:
+    """Hold the server in use for one request: a use is recorded at its start and its end, and
+    meanwhile a shared lock on the use file tells the watchdog not to stop the server, however
+    long the request takes. The lock goes with the process, so a crashed client holds nothing."""
+    touch(settings)
+    with _used_file(settings).open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            touch(settings)
+
+
+def _requests_running(used: Path) -> bool:
+    """A request holds :func:`in_use`'s lock. Checked without waiting; a missing file holds none."""
+    try:
+        handle = used.open("rb")
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
+
 def _terminate(state: ServerState, settings: Settings, timeout: float) -> bool:
     """SIGTERM, then SIGKILL after ``timeout``, to the recorded watchdog, only if :func:`is_ours`.
 
@@ -390,7 +423,12 @@ def _start(settings: Settings) -> ServerState:
     token = secrets.token_urlsafe(32)
     command = server_command(model, weights, port, settings.context_tokens)
     log = settings.data_dir / "llama-server.log"
-    touch(settings)
+    with in_use(settings):  # loading the weights is no idle time either
+        return _launch(settings, command, port, token, log)
+
+
+def _launch(settings: Settings, command: list[str], port: int, token: str, log: Path) -> ServerState:
+    """Start the watchdog (which starts the server) and wait until the server answers."""
     idle = str(settings.llm_idle_minutes * 60)
     paths = [str(_state_file(settings)), str(_used_file(settings))]
     watchdog = [sys.executable, "-m", WATCHDOG_MODULE, *paths, idle, str(log), *command]
@@ -441,7 +479,8 @@ def _die_with_parent() -> Callable[[], None]:
 
 
 def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: list[str]) -> int:
-    """Run the server; stop it after ``idle_seconds`` without a touch of ``used``, or on SIGTERM.
+    """Run the server; stop it after ``idle_seconds`` without a touch of ``used`` while no request
+    holds it (:func:`in_use`), or on SIGTERM.
 
     On the way out the state file is removed if it still names this watchdog.
     """
@@ -474,7 +513,7 @@ def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: lis
             idle = time.time() - used.stat().st_mtime
         except OSError:
             idle = idle_seconds + 1
-        if idle > idle_seconds:
+        if idle > idle_seconds and not _requests_running(used):
             finish()
     finish()  # the server died on its own: clean up the same way
     return 0
