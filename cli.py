@@ -167,24 +167,27 @@ def papers_list(
         render.papers_table(papers)
 
 
-@papers_app.command("show", epilog="Example: citeline papers show 000-02 --bibtex")
+@papers_app.command("show", epilog="Example: citeline papers show 000-02 003-01 --bibtex > refs.bib")
 def papers_show(
-    paper_id: str,
-    bibtex: Annotated[bool, typer.Option("--bibtex", help="Print a BibTeX entry instead.")] = False,
+    paper_ids: Annotated[list[str], typer.Argument(metavar="PAPER_ID", show_default=False)],
+    bibtex: Annotated[bool, typer.Option("--bibtex", help="Print BibTeX entries instead.")] = False,
     collection: Collection = None,
     json_out: Json = False,
     config: Config = None,
 ) -> None:
-    """Show one paper: full abstract, authors, source file and line (or its BibTeX entry)."""
+    """Show papers: full abstract, authors, source file and line (or their BibTeX entries).
+
+    An unknown id prints its error and nothing else. --json: an object for one paper, else a list."""
     from rag.ui import render
 
-    paper = _library(_settings(config, collection=collection)).paper(paper_id)
+    library = _library(_settings(config, collection=collection))
+    papers = [library.paper(paper_id) for paper_id in dict.fromkeys(paper_ids)]
     if bibtex:
-        render.bibtex([paper])
+        render.bibtex(papers)
     elif json_out:
-        render.print_json(paper.to_dict())
+        render.print_json(papers[0].to_dict() if len(papers) == 1 else [p.to_dict() for p in papers])
     else:
-        render.paper_detail(paper)
+        render.paper_details(papers)
 
 
 @app.command(epilog='Example: citeline search "activation scaling for OOD detection" -k 5 --venue icml')

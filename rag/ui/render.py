@@ -160,6 +160,14 @@ def papers_table(papers: list[Paper]) -> None:
     console.print(f"[dim]{len(papers)} papers[/]")
 
 
+def paper_details(papers: list[Paper]) -> None:
+    """Papers in full, one after another (``papers show`` with several ids)."""
+    for number, paper in enumerate(papers):
+        if number:
+            console.print()
+        paper_detail(paper)
+
+
 def paper_detail(paper: Paper) -> None:
     """One paper in full, with its provenance."""
     console.print(f"[bold]{shown(paper.display)}[/]  [dim]{shown(paper.id, latex=False)}[/]")

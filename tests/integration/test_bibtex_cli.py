@@ -83,15 +83,19 @@ def test_a_bib_from_ask_summarize_and_papers_show_compiles_with_one_key_per_pape
     shown_ids |= {r["id"]: "icml2024" for r in records if "$" in r.get("title", "") or "\\" in r["title"]}
     shown_ids |= {c["id"]: "icml2024" for c in answers[1]["citations"]}
     shown: dict[str, str] = {}
-    commands = [
-        ["papers", "show", paper_id, "--bibtex", "-c", collection]
-        for paper_id, collection in shown_ids.items()
-    ]
-    for paper_id, result in zip(shown_ids, run_each(commands, settings), strict=True):
+    asked: dict[str, list[str]] = {}  # collection -> the ids to show, one `papers show` each
+    for paper_id, collection in shown_ids.items():
+        asked.setdefault(collection, []).append(paper_id)
+    commands = [["papers", "show", *ids, "--bibtex", "-c", collection] for collection, ids in asked.items()]
+    commands.append(["papers", "show", *asked["icml2024"][:1], "--bibtex", "-c", "icml2024"])  # one alone
+    results = run_each(commands, settings)
+    for ids, result in zip([*asked.values(), asked["icml2024"][:1]], results, strict=True):
         assert result.returncode == 0, result.stderr
-        (key,) = keys_of(result.stdout)
-        shown[paper_id] = key
-        collected.append((f"papers show {paper_id}", result.stdout))
+        keys = keys_of(result.stdout)
+        assert len(keys) == len(ids)
+        for paper_id, key in zip(ids, keys, strict=True):
+            assert shown.setdefault(paper_id, key) == key, paper_id  # alone or among others
+        collected.append((f"papers show {' '.join(ids)}", result.stdout))
 
     for answer in answers:  # the same key for the same paper, whichever command printed it
         for citation in answer["citations"]:

@@ -59,8 +59,12 @@ def test_search_json_ranks_adascale_first(seed_settings):
     )
 
 
-def test_papers_list_and_show(seed_settings):
-    listed, shown = run_each([["papers", "list", "--json"], ["papers", "show", "003-01"]], seed_settings)
+def test_papers_list_and_show_one_or_several(seed_settings):
+    listed, shown, several, several_json = run_each(
+        [["papers", "list", "--json"], ["papers", "show", "003-01"], ["papers", "show", "003-01", "000-02"],
+         ["papers", "show", "003-01", "000-02", "003-01", "--json"]],
+        seed_settings,
+    )  # fmt: skip
     listed = json.loads(listed.stdout)
     assert len(listed) == 57
     assert (
@@ -68,6 +72,8 @@ def test_papers_list_and_show(seed_settings):
         and "sandbagging" in shown.stdout
         and "003_354298e4bcd67e6b.txt:3" in shown.stdout
     )
+    assert several.stdout.startswith(shown.stdout) and "000_888317b1d60d9493.txt:5" in several.stdout
+    assert [p["id"] for p in json.loads(several_json.stdout)] == ["003-01", "000-02"]  # each once, in order
 
 
 def test_an_abstract_with_inline_math_is_shown_as_readable_text(seed_settings):
@@ -78,11 +84,10 @@ def test_an_abstract_with_inline_math_is_shown_as_readable_text(seed_settings):
 
 
 def test_bad_input_gives_one_line_error_and_nonzero_exit(seed_settings, tmp_path):
-    missing = run(["papers", "show", "nope"], seed_settings)
-    assert (
-        missing.returncode == 1
-        and missing.stderr.strip() == "error: no paper with id 'nope' in collection 'default'"
-    )
+    for ids in (["nope"], ["000-02", "nope"]):  # with a known one: nothing of it is printed either
+        missing = run(["papers", "show", *ids], seed_settings)
+        assert missing.returncode == 1 and missing.stdout == ""
+        assert missing.stderr.strip() == "error: no paper with id 'nope' in collection 'default'"
     binary = tmp_path / "x.txt"
     binary.write_bytes(b"\x00\x01")
     result = run(["ingest", str(binary), "--collection", "bad"], seed_settings)
