@@ -303,6 +303,8 @@ def summarize(
     if fmt not in ("md", "json"):
         raise typer.BadParameter("use md or json", param_hint="--format")
     cite = _cite_format(cite)
+    if out is not None:
+        render.check_writable(out)
     overrides = dict(collection=collection, llm=llm, venue=venue, year=year, log=False if no_log else None)
     library = _library(_settings(config, **overrides))
     with render.summary_progress() as progress:
@@ -703,7 +705,8 @@ def _leave(code: int) -> None:
             query_server.spawn(_Run.settings, query_server.config_argument(sys.argv[1:]), _CLI)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe (| head) takes no more
-            stream.flush()
+            if stream is not None:  # None: started with that descriptor closed (>&-)
+                stream.flush()
     atexit._run_exitfuncs()
     os._exit(code)
 

@@ -23,10 +23,16 @@ MAX_QUERY_CHARS = 2000
 
 
 def checked_query(text: str, what: str = "question") -> str:
-    """``text`` stripped; an empty or over-long one is a one-line error (never a failed model call)."""
+    """``text`` stripped; an empty, over-long or undecodable one is a one-line error (never a failed
+    model call or tokenizer)."""
     text = text.strip()
     if not text:
         raise BadInput(f"the {what} is empty")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # bytes the terminal passed that are not UTF-8 (surrogate escapes)
+            raise BadInput(f"the {what} is not valid UTF-8 text") from None
     if len(text) > MAX_QUERY_CHARS:
         raise BadInput(f"the {what} is {len(text):,} characters long; use at most {MAX_QUERY_CHARS:,}")
     return text

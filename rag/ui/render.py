@@ -9,6 +9,7 @@ LaTeX into plain text and escapes rich markup; ``--json`` prints the original te
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.table import Table
 
-from rag.errors import redact
+from rag.errors import BadInput, redact
 from rag.records import Answer, AnswerMode, Citation, Hit, Paper
 from rag.text import plain_text, printable
 
@@ -261,6 +262,17 @@ def with_bibtex(data: dict, citations: list[Citation], cite: str | None) -> dict
     return {**data, "citations": cited, "bibtex": bibliography(citations)}
 
 
+def check_writable(out: Path) -> None:
+    """A one-line error now, before minutes of work, if ``out`` cannot be written as a file."""
+    folder = out.parent
+    if out.is_dir():
+        raise BadInput(f"cannot write {out}: it is a directory")
+    if not folder.is_dir():
+        raise BadInput(f"cannot write {out}: there is no directory {folder}")
+    if not os.access(folder, os.W_OK):
+        raise BadInput(f"cannot write {out}: {folder} is not writable")
+
+
 def summary(result: Summary, fmt: str, out: Path | None, cite: str | None = None) -> None:
     """A summary as Markdown or JSON, to a file or stdout (with its BibTeX when ``cite``).
 
@@ -277,7 +289,11 @@ def summary(result: Summary, fmt: str, out: Path | None, cite: str | None = None
     if result.invalid_keys:
         warn(f"removed citation(s) not among the selected papers: {', '.join(result.invalid_keys)}")
     if out is not None:
-        out.write_text(text + "\n", encoding="utf-8")
+        try:
+            out.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:  # the disk filled up meanwhile: the summary still reaches the user
+            sys.stdout.write(text + "\n")
+            raise BadInput(f"cannot write {out}: {exc.strerror or exc}; the summary went to stdout") from None
         errors.print(f"[dim]wrote {out} ({len(result.papers)} papers)[/]")
     elif fmt == "json" or not sys.stdout.isatty():
         sys.stdout.write(text + "\n")

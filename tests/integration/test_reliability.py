@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 from rag.index.ingest import ingest
 
@@ -173,6 +174,8 @@ def test_out_of_range_options_and_settings_are_one_line_errors_and_touch_nothing
         (["search", "x"], {"CITELINE_MIN_SIMILARITY": "nan"}, "error: CITELINE_MIN_SIMILARITY:"),
         (["search", "x"], {"CITELINE_CHUNK_TOKENS": "0"}, "error: CITELINE_CHUNK_TOKENS:"),
         (["search", "x"], {"CITELINE_CHROMA_TIMEOUT": "-1"}, "error: CITELINE_CHROMA_TIMEOUT:"),
+        (["search", "caf\udce9"], {}, "error: the query is not valid UTF-8 text"),  # the byte 0xE9
+        (["summarize", "watermarking", "--out", f"{outside}/s.md"], {}, f"error: cannot write {outside}/"),
     ]  # fmt: skip
     # All refused before anything is opened or written, so they can run at once.
     results = at_once(
@@ -187,6 +190,13 @@ def test_out_of_range_options_and_settings_are_one_line_errors_and_touch_nothing
     assert not list(tmp_path.rglob("*.lock")) and not outside.exists()
     for result in run_each([["search", "x", "-k", k] for k in ("-1", "0")], seed_settings):
         assert result.returncode == 2 and "Invalid value for '-k'" in result.stderr
+
+
+def test_a_command_started_with_its_output_closed_finishes_without_a_traceback(seed_settings):
+    env = {**os.environ, "CITELINE_DATA_DIR": str(seed_settings.data_dir), "CITELINE_LLM": "none"}
+    result = subprocess.run(["sh", "-c", "exec citeline search watermarking >&-"], env=env,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0 and result.stderr == ""
 
 
 def test_a_piped_chat_whose_question_fails_exits_non_zero(seed_settings):
