@@ -36,6 +36,7 @@ import fcntl
 import json
 import os
 import queue
+import re
 import signal
 import socket
 import stat
@@ -227,7 +228,11 @@ def _read_frame(reader) -> tuple[bytes, bytes] | None:
 
 def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
     """Start a server for this data dir in the background, running the client's own ``cli.py``
-    with its interpreter (it exits at once if a server already has the data dir)."""
+    with its interpreter (it exits at once if a server already has the data dir). Not while an
+    ingest writes to the data dir's store: a server would see the index change at the next command,
+    decline and exit, and each start would take cores from the ingest."""
+    if _ingest_running(Path(settings.store_dir)):
+        return
     directory = None if _problem(settings) else _own_directory(settings.data_dir, create=True)
     if directory is None:
         return
@@ -248,6 +253,27 @@ def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
         )
     finally:
         os.close(log)
+
+
+_FLOCK_HELD = re.compile(r"^\d+: FLOCK\s+\S+\s+\S+\s+\d+\s+([0-9a-f]+:[0-9a-f]+:\d+)\s", re.M)
+
+
+def _ingest_running(store: Path) -> bool:
+    """A process holds a collection's ingest lock (``STORE/<collection>.lock``, see
+    ``rag.index.lexical.collection_lock``), as /proc/locks lists it. Read, never tried: taking the
+    lock even for an instant could make an ingest starting then find its collection busy."""
+    try:
+        held = set(_FLOCK_HELD.findall(Path("/proc/locks").read_text()))
+    except OSError:  # not Linux: start the server; it declines when it sees a change
+        return False
+    for lock in store.glob("*.lock"):
+        try:
+            found = lock.stat()
+        except OSError:
+            continue
+        if f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}" in held:
+            return True
+    return False
 
 
 def status(settings: Settings) -> dict:

@@ -132,6 +132,32 @@ def test_an_ingest_from_another_process_is_seen_by_the_next_search(served, tmp_p
     assert wait_for(served, running=True)["pid"] != old
 
 
+def _servers_of(settings) -> list[str]:
+    """The pids of warm processes started for ``settings``' data dir."""
+    pattern = f"--query-server {settings.data_dir}"
+    return subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True, text=True).stdout.split()
+
+
+def test_no_warm_process_is_started_while_an_ingest_holds_a_collection(served):
+    run(["serve", "stop"], served, extra_env=SERVING)
+    holder = subprocess.Popen(  # the lock an ingest holds for its whole run, taken as it takes it
+        [sys.executable, "-c", "import sys, time; from rag.index.lexical import collection_lock; "
+         "from rag.settings import Settings; from pathlib import Path; "
+         "lock = collection_lock(Settings(data_dir=Path(sys.argv[1]))); lock.acquire(); "
+         "print('held', flush=True); time.sleep(120)", str(served.data_dir)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert run(["search", "adascale", "-k", "1"], served, extra_env=SERVING).returncode == 0
+        assert _servers_of(served) == []  # a start would have happened before the search returned
+    finally:
+        holder.terminate()
+        holder.wait(timeout=20)
+    assert run(["search", "adascale", "-k", "1"], served, extra_env=SERVING).returncode == 0
+    assert wait_for(served, running=True)["pid"] == int(*_servers_of(served))
+
+
 def test_serve_stop_ends_it_and_an_idle_one_stops_itself(served):
     stopped = run(["serve", "stop"], served, extra_env=SERVING)
     assert (stopped.returncode, stopped.stdout.strip()) == (0, "stopped")
