@@ -169,7 +169,9 @@ def papers_list(
 
 @papers_app.command("show", epilog="Example: citeline papers show 000-02 003-01 --bibtex > refs.bib")
 def papers_show(
-    paper_ids: Annotated[list[str], typer.Argument(metavar="PAPER_ID", show_default=False)],
+    paper_ids: Annotated[
+        list[str], typer.Argument(metavar="PAPER_ID", help="IDs as `papers list` and answers show them.")
+    ],
     bibtex: Annotated[bool, typer.Option("--bibtex", help="Print BibTeX entries instead.")] = False,
     collection: Collection = None,
     json_out: Json = False,
@@ -180,8 +182,9 @@ def papers_show(
     An unknown id prints its error and nothing else. --json: an object for one paper, else a list."""
     from rag.ui import render
 
-    library = _library(_settings(config, collection=collection))
-    papers = [library.paper(paper_id) for paper_id in dict.fromkeys(paper_ids)]
+    if bibtex and json_out:
+        raise typer.BadParameter("use one of --bibtex and --json", param_hint="--bibtex")
+    papers = _library(_settings(config, collection=collection)).papers_by_id(paper_ids)
     if bibtex:
         render.bibtex(papers)
     elif json_out:
@@ -609,6 +612,7 @@ def main() -> None:
     A query command goes to the warm process when one serves this data dir (see
     :mod:`rag.ui.query_server`); otherwise it runs here and leaves one behind for the next."""
     signal.signal(signal.SIGINT, _ctrl_c)
+    _open_closed_streams()
     try:
         from rag.ui import query_server  # the standard library only
 
@@ -626,6 +630,18 @@ def main() -> None:
             _leave(exc.code or 0)
         raise
     _leave(0)
+
+
+def _open_closed_streams() -> None:
+    """Started with stdout or stderr closed (``>&-``), Python leaves ``sys.stdout`` None, which
+    every print trips over: such a stream writes to /dev/null instead, as the user asked."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is None:
+            null = os.open(os.devnull, os.O_WRONLY)  # the lowest free descriptor: ``fd`` itself
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115
 
 
 def _forwarded(argv: list[str]) -> int | None:
@@ -705,8 +721,7 @@ def _leave(code: int) -> None:
             query_server.spawn(_Run.settings, query_server.config_argument(sys.argv[1:]), _CLI)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe (| head) takes no more
-            if stream is not None:  # None: started with that descriptor closed (>&-)
-                stream.flush()
+            stream.flush()
     atexit._run_exitfuncs()
     os._exit(code)
 
@@ -724,10 +739,19 @@ def _main() -> None:
         if _silent_interrupt(exc):
             _interrupted()
         raise
-    except Exception as exc:  # a bug: still one line (CITELINE_DEBUG=1 shows the traceback)
-        if os.environ.get("CITELINE_DEBUG") and not _Run.interrupted:
-            raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (set CITELINE_DEBUG=1 for the traceback)")
+    except UnicodeEncodeError as exc:
+        if exc.reason != "surrogates not allowed":  # not bytes the user passed: a bug after all
+            _internal_error(exc)
+        _fail("an argument or input line is not valid UTF-8 text")
+    except Exception as exc:
+        _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> None:
+    """A bug: still one line (CITELINE_DEBUG=1 shows the traceback)."""
+    if os.environ.get("CITELINE_DEBUG") and not _Run.interrupted:
+        raise exc
+    _fail(f"internal error: {type(exc).__name__}: {exc} (set CITELINE_DEBUG=1 for the traceback)")
 
 
 def _silent_interrupt(exc: BaseException) -> bool:

@@ -180,13 +180,26 @@ class Library:
 
     def paper(self, paper_id: str) -> Paper:
         """One paper by ID, from any of the collections; an unknown ID is a :class:`CitelineError`."""
+        return self.papers_by_id([paper_id])[0]
+
+    def papers_by_id(self, paper_ids: list[str]) -> list[Paper]:
+        """Papers by ID, each once, in the order given; one :class:`NotFound` names every unknown ID
+        (so nothing is shown of a list with a typo in it)."""
         from rag.index.store import find_paper
 
-        paper = self._retriever.paper(paper_id) if self._retriever else find_paper(self._stores(), paper_id)
-        if paper is None:
-            shown = paper_id if len(paper_id) <= 80 else paper_id[:80] + "…"  # echo an id, not a megabyte
-            raise NotFound(f"no paper with id {shown!r} in collection {self.settings.collection!r}")
-        return paper
+        found: list[Paper] = []
+        unknown: list[str] = []
+        stores = None if self._retriever else self._stores()
+        for paper_id in dict.fromkeys(paper_ids):
+            paper = self._retriever.paper(paper_id) if self._retriever else find_paper(stores, paper_id)
+            if paper is None:  # echoed up to 80 characters, never a megabyte
+                unknown.append(repr(paper_id if len(paper_id) <= 80 else paper_id[:80] + "…"))
+            else:
+                found.append(paper)
+        if unknown:
+            ids = f"id {unknown[0]}" if len(unknown) == 1 else f"ids {', '.join(unknown)}"
+            raise NotFound(f"no paper with {ids} in collection {self.settings.collection!r}")
+        return found
 
     def papers(self, source: str | None = None) -> list[Paper]:
         """Every indexed paper (of one source file, if given), in source order."""

@@ -336,19 +336,21 @@ def numbers_in(text: str) -> set[str]:
 
 # --- model output -----------------------------------------------------------------------------
 
-# A small model sometimes falls into a loop ("0.0000000…", "[000-02] [000-02] …") and writes it to
-# the answer's length limit: ~85 ms a token on 2 cores, 30 s of nothing. A unit of up to 16
-# characters repeated over at least LOOP_CHARS characters is a loop: prose, tables of figures and
-# lists of keys never repeat one verbatim that long.
-LOOP_CHARS = 48
-_LOOP = re.compile(r"(.{1,16}?)\1{2,}$", re.S)
+# A small model sometimes falls into a loop ("0.0000000…", "[000-02] [000-02] …", a sentence again
+# and again) and writes it to the answer's length limit: ~85 ms a token on 2 cores, 30 s of
+# nothing. A unit of up to 32 characters repeated at least three times over LOOP_CHARS characters
+# is a loop: prose, figures and lists of keys never repeat one verbatim that long. A rule of a
+# Markdown table or a horizontal line (only ``-|:=_*`` and spaces) is not one; blank lines are.
+LOOP_CHARS = 64
+_LOOP = re.compile(r"(.{1,32}?)\1{2,}$", re.S)
+_RULE = re.compile(r"[-|:=_* ]*")
 
 
 def loop_start(text: str) -> int | None:
     """Where a loop at the end of ``text`` begins (its first unit kept), or None if none does."""
-    tail_start = max(0, len(text) - 4 * LOOP_CHARS)
+    tail_start = max(0, len(text) - 3 * LOOP_CHARS)
     match = _LOOP.search(text, tail_start)
-    if match is None or match.end() - match.start() < LOOP_CHARS:
+    if match is None or match.end() - match.start() < LOOP_CHARS or _RULE.fullmatch(match.group(1)):
         return None
     return match.start() + len(match.group(1))
 

@@ -181,15 +181,16 @@ def make_llm(settings: Settings) -> LLMHandle:
 
         if not local_available(settings):
             raise BackendUnavailable(f"the embedded model is not installed; {INSTALL_HINT}")
-        state = resident.connect(settings)
+        state = resident.connect(settings)  # checks the directory the use file is in
         served = lookup(settings.local_model).name
-        return LLMHandle(
-            "local",
-            chat_model(settings, state.base_url, served, state.token),
-            f"local:{served}",
-            state.base_url,
-            in_use=lambda: resident.in_use(settings),
-        )
+        with resident.in_use(settings):  # importing the client library (~1 s) is no idle time
+            return LLMHandle(
+                "local",
+                chat_model(settings, state.base_url, served, state.token),
+                f"local:{served}",
+                state.base_url,
+                in_use=lambda: resident.in_use(settings),
+            )
     if kind == "local":
         server = LocalServer.shared(settings)
         name = f"local:{server.model.name}"

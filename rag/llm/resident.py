@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
 from rag.llm.models import ensure_weights, lookup, server_command
@@ -296,19 +297,23 @@ def in_use(settings: Settings) -> Iterator[None]:
             touch(settings)
 
 
-def _requests_running(used: Path) -> bool:
-    """A request holds :func:`in_use`'s lock. Checked without waiting; a missing file holds none."""
+def _idle_hold(used: Path, idle_seconds: float) -> IO[bytes] | None:
+    """The use file, locked exclusively, when no request holds it and its last use is more than
+    ``idle_seconds`` ago (read under the lock: a client that touched it just before is seen); the
+    caller keeps it locked while it stops the server, so no request starts meanwhile. None while
+    in use; a missing use file counts as idle."""
     try:
         handle = used.open("rb")
     except OSError:
-        return False
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        return False
+        return open(os.devnull, "rb")  # nothing to lock; the caller keeps it until it exits
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if time.time() - os.fstat(handle.fileno()).st_mtime > idle_seconds:
+            return handle
+    except BlockingIOError:
+        pass
+    handle.close()
+    return None
 
 
 def _terminate(state: ServerState, settings: Settings, timeout: float) -> bool:
@@ -509,12 +514,9 @@ def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: lis
     interval = max(0.5, min(30.0, idle_seconds / 4))
     while child.poll() is None:
         time.sleep(interval)
-        try:
-            idle = time.time() - used.stat().st_mtime
-        except OSError:
-            idle = idle_seconds + 1
-        if idle > idle_seconds and not _requests_running(used):
-            finish()
+        held = _idle_hold(used, idle_seconds)
+        if held is not None:
+            finish()  # ``held`` keeps the lock until this process exits
     finish()  # the server died on its own: clean up the same way
     return 0
 

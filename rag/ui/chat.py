@@ -56,7 +56,8 @@ class ChatSession:
                 except EOFError:
                     return
         for line in sys.stdin:
-            with self.history_file.open("a", encoding="utf-8") as fh:
+            # A line that is not UTF-8 is kept readable here; the question's own check refuses it.
+            with self.history_file.open("a", encoding="utf-8", errors="replace") as fh:
                 fh.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')}\n+{line.rstrip()}\n")
             yield line
 

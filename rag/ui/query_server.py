@@ -255,7 +255,9 @@ def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
         os.close(log)
 
 
-_FLOCK_HELD = re.compile(r"^\d+: FLOCK\s+\S+\s+\S+\s+\d+\s+([0-9a-f]+:[0-9a-f]+:\d+)\s", re.M)
+# The inode of each held flock. Matched by inode alone: on btrfs and some overlays stat() names
+# another device than /proc/locks does; a match with another file's inode only skips one start.
+_FLOCK_HELD = re.compile(r"^\d+: FLOCK\s+\S+\s+\S+\s+\d+\s+[0-9a-f]+:[0-9a-f]+:(\d+)\s", re.M)
 
 
 def _ingest_running(store: Path) -> bool:
@@ -271,7 +273,7 @@ def _ingest_running(store: Path) -> bool:
             found = lock.stat()
         except OSError:
             continue
-        if f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}" in held:
+        if str(found.st_ino) in held:
             return True
     return False
 

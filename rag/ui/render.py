@@ -267,9 +267,12 @@ def check_writable(out: Path) -> None:
     folder = out.parent
     if out.is_dir():
         raise BadInput(f"cannot write {out}: it is a directory")
-    if not folder.is_dir():
+    if out.exists():  # a file, /dev/stdout, a FIFO: its own permission decides
+        if not os.access(out, os.W_OK):
+            raise BadInput(f"cannot write {out}: permission denied")
+    elif not folder.is_dir():
         raise BadInput(f"cannot write {out}: there is no directory {folder}")
-    if not os.access(folder, os.W_OK):
+    elif not os.access(folder, os.W_OK):
         raise BadInput(f"cannot write {out}: {folder} is not writable")
 
 

@@ -175,6 +175,7 @@ def test_out_of_range_options_and_settings_are_one_line_errors_and_touch_nothing
         (["search", "x"], {"CITELINE_CHUNK_TOKENS": "0"}, "error: CITELINE_CHUNK_TOKENS:"),
         (["search", "x"], {"CITELINE_CHROMA_TIMEOUT": "-1"}, "error: CITELINE_CHROMA_TIMEOUT:"),
         (["search", "caf\udce9"], {}, "error: the query is not valid UTF-8 text"),  # the byte 0xE9
+        (["papers", "show", "caf\udce9"], {}, "error: an argument or input line is not valid UTF-8 text"),
         (["summarize", "watermarking", "--out", f"{outside}/s.md"], {}, f"error: cannot write {outside}/"),
     ]  # fmt: skip
     # All refused before anything is opened or written, so they can run at once.
@@ -192,11 +193,17 @@ def test_out_of_range_options_and_settings_are_one_line_errors_and_touch_nothing
         assert result.returncode == 2 and "Invalid value for '-k'" in result.stderr
 
 
-def test_a_command_started_with_its_output_closed_finishes_without_a_traceback(seed_settings):
+def test_commands_started_with_their_output_closed_finish_without_an_error(seed_settings):
     env = {**os.environ, "CITELINE_DATA_DIR": str(seed_settings.data_dir), "CITELINE_LLM": "none"}
-    result = subprocess.run(["sh", "-c", "exec citeline search watermarking >&-"], env=env,
-                            capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert result.returncode == 0 and result.stderr == ""
+    commands = ["search watermarking --json", "ask 'Which papers study watermarking?' --json --no-log",
+                "papers show 000-02 --bibtex", "--version"]  # fmt: skip
+    results = at_once([
+        lambda command=command: subprocess.run(["sh", "-c", f"exec citeline {command} >&-"], env=env,
+                                               capture_output=True, text=True, timeout=120)
+        for command in commands
+    ])  # fmt: skip
+    for command, result in zip(commands, results, strict=True):
+        assert (result.returncode, result.stderr) == (0, ""), command
 
 
 def test_a_piped_chat_whose_question_fails_exits_non_zero(seed_settings):

@@ -222,4 +222,4 @@ def test_a_reply_that_falls_into_a_loop_is_cut_where_it_starts_and_no_longer_rea
     chain, model = _chain([looping])
     answer = chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?")
     assert "14.94" in answer.text and "000" not in answer.text
-    assert model.pieces_sent < 40  # the stream was closed at the loop, not read to its end (~400)
+    assert model.pieces_sent < 60  # the stream was closed at the loop, not read to its end (~400)

@@ -84,9 +84,13 @@ def test_names_are_told_by_their_shape_before_any_stemming():
     assert has_name("dead-by-TopK", "TopK")
 
 
-def test_a_reply_repeating_one_short_unit_is_a_loop_but_prose_tables_and_key_lists_are_not():
-    assert loop_start("It reaches 0." + "0" * 60) == len("It reaches 0.") + 1  # one unit kept
-    assert loop_start("Cited [000-02]" + " [000-02]" * 8) == len("Cited [000-02]")
+def test_a_reply_repeating_one_unit_is_a_loop_but_prose_tables_and_key_lists_are_not():
+    assert loop_start("It reaches 0." + "0" * 80) == len("It reaches 0.") + 1  # one unit kept
+    assert loop_start("Cited [000-02]" + " [000-02]" * 10) == len("Cited [000-02]")
+    said = "It works. The model is good at this task. "
+    assert loop_start(said + "The model is good at this task. " * 3) == len(said)
+    assert loop_start("x" + "\n" * 80) == 2
     assert loop_start("Gains of 1.0, 2.5, 3.1, 4.7, 5.2, 6.9, 7.3, 8.8, 9.4, 10.6 and 11.2 points.") is None
     assert loop_start("Both do it [003-01, 004-05, 004-06, 004-07, 002-01, 001-03].") is None
+    assert loop_start("| a | b |\n" + "|------------" * 6 + "|") is None  # a wide table's rule
     assert loop_start("Short repeats like 0000 or haha are not loops.") is None
