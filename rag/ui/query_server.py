@@ -282,12 +282,13 @@ def status(settings: Settings) -> dict:
     """Whether a warm process serves this data dir (what ``citeline serve status`` shows)."""
     found: dict = {"running": False, "socket": os.fspath(_socket_path(settings.data_dir) or "")}
     found["idle_shutdown_s"] = settings.serve_idle_minutes * 60
-    problem = _problem(settings)
+    problem = _problem(settings, control=True)
     if problem:
         return {**found, "problem": problem}
-    with _connection(settings) as conn:
+    with _connection(settings, control=True) as conn:  # one started before serving was turned off too
         if conn is None:
-            return found
+            off = _problem(settings)
+            return {**found, "problem": off} if off else found
         found.update(running=True, pid=_peer(conn)[0])
         frame = _ask(conn, {"status": True})
         if frame is not None and frame[0] == OUT:
@@ -295,9 +296,10 @@ def status(settings: Settings) -> dict:
     return found
 
 
-def _problem(settings: Settings) -> str | None:
-    """Why no warm process can serve this data dir, or None."""
-    if settings.serve_idle_minutes <= 0:
+def _problem(settings: Settings, control: bool = False) -> str | None:
+    """Why no warm process can serve this data dir, or None. ``control``: to see or stop one, which
+    turning serving off does not prevent (one started before may still be running)."""
+    if settings.serve_idle_minutes <= 0 and not control:
         return "turned off: CITELINE_SERVE_IDLE_MINUTES is 0"
     if _socket_path(settings.data_dir) is None:
         return f"the data dir's path is too long for a Unix socket (over {SOCKET_PATH_MAX} bytes)"
@@ -309,15 +311,16 @@ def _problem(settings: Settings) -> str | None:
 def stop(settings: Settings) -> bool:
     """Ask the data dir's warm process to exit; False when none of ours answers (nothing is
     signalled: it stops itself)."""
-    with _connection(settings) as conn:
+    with _connection(settings, control=True) as conn:
         frame = None if conn is None else _ask(conn, {"stop": True})
         return frame is not None and frame[0] == EXIT
 
 
 @contextmanager
-def _connection(settings: Settings) -> Iterator[socket.socket | None]:
-    """A connection to this data dir's server, proven ours; None when there is none."""
-    path = None if _problem(settings) else _socket_path(settings.data_dir)
+def _connection(settings: Settings, control: bool = False) -> Iterator[socket.socket | None]:
+    """A connection to this data dir's server, proven ours; None when there is none (``control``:
+    see :func:`_problem`)."""
+    path = None if _problem(settings, control) else _socket_path(settings.data_dir)
     if path is None:
         yield None
         return
@@ -576,6 +579,7 @@ class _Server:
             elif request.get("status"):
                 shown = {"served": self.served, "started": self.started, "busy": self.busy.locked()}
                 shown["idle_s"] = round(time.monotonic() - self.used, 1)
+                shown["idle_shutdown_s"] = self.idle  # its own, from the environment it started in
                 _send(conn, OUT, json.dumps(shown).encode())
             elif not self._valid(request) or request["code"] != self.code:
                 _send(conn, DECLINED, b"")  # another checkout or interpreter: its own process runs it

@@ -158,6 +158,16 @@ def test_no_warm_process_is_started_while_an_ingest_holds_a_collection(served):
     assert wait_for(served, running=True)["pid"] == int(*_servers_of(served))
 
 
+def test_one_running_when_serving_is_turned_off_is_still_shown_and_stopped(served):
+    turned_off = run(["serve", "status", "--json"], served, extra_env=IN_PROCESS)
+    shown = json.loads(turned_off.stdout)
+    assert shown["running"] and shown["idle_shutdown_s"] == 120  # its own idle time, not the client's
+    stopped = run(["serve", "stop"], served, extra_env=IN_PROCESS)
+    assert stopped.stdout.strip() == "stopped" and not status(served)["running"]
+    off = json.loads(run(["serve", "status", "--json"], served, extra_env=IN_PROCESS).stdout)
+    assert not off["running"] and off["problem"].startswith("turned off")
+
+
 def test_serve_stop_ends_it_and_an_idle_one_stops_itself(served):
     stopped = run(["serve", "stop"], served, extra_env=SERVING)
     assert (stopped.returncode, stopped.stdout.strip()) == (0, "stopped")
