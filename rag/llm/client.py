@@ -32,6 +32,7 @@ from rag.llm.models import (
 )
 from rag.llm.ports import free_port
 from rag.settings import Settings
+from rag.text import loop_start
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -57,11 +58,23 @@ class LLMHandle:
 
     def invoke(self, prompt: str | list[BaseMessage], max_tokens: int | None = None) -> str:
         """The model's whole reply to a prompt or a message list, stripped; ``max_tokens`` caps a
-        short call's reply below the answer length (every reply token costs ~85 ms on 2 cores)."""
+        short call's reply below the answer length (every reply token costs ~85 ms on 2 cores).
+        Streamed, so that a reply falling into a loop is cut where it starts and its request
+        closed (:func:`rag.text.loop_start`) instead of running to the limit."""
         try:
             with self.in_use():
                 model = self.model.bind(max_tokens=max_tokens) if max_tokens else self.model
-                return str(model.invoke(prompt).content).strip()
+                text = ""
+                stream = model.stream(prompt)
+                try:
+                    for chunk in stream:
+                        text += str(chunk.content)
+                        if (start := loop_start(text)) is not None:
+                            text = text[:start]
+                            break
+                finally:
+                    stream.close()
+                return text.strip()
         except CitelineError:
             raise
         except Exception as exc:

@@ -223,3 +223,9 @@ def test_a_reply_that_falls_into_a_loop_is_cut_where_it_starts_and_no_longer_rea
     answer = chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?")
     assert "14.94" in answer.text and "000" not in answer.text
     assert model.pieces_sent < 60  # the stream was closed at the loop, not read to its end (~400)
+
+
+def test_every_model_call_stops_reading_a_reply_that_falls_into_a_loop():
+    model = ScriptedChatModel(replies=["Themes: watermarking, " + "audio " * 300], prompts=[])
+    reply = LLMHandle("openai", model, "scripted").invoke("Name the themes.", max_tokens=400)
+    assert reply == "Themes: watermarking, audio" and model.pieces_sent < 40  # of ~460
