@@ -28,13 +28,13 @@ from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
 from rag.index.tokens import count_tokens
-from rag.llm.client import LLMHandle, resolve_kind
+from rag.llm.client import LLMHandle, read_reply, resolve_kind
 from rag.records import Answer, Hit, Paper, Turn
 from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import topic_of
 from rag.settings import Settings
-from rag.text import checked_query, lexical_terms, loop_start, without_keys
+from rag.text import checked_query, lexical_terms, without_keys
 
 __all__ = ["AnswerChain", "Turn", "is_refusal", "refusal_sentence"]
 
@@ -340,17 +340,10 @@ class AnswerChain:
         """Stream one reply; ``first_token`` is measured from when the user asked. A reply that
         falls into a loop is cut where the loop starts and the request closed, which stops the
         server writing it (the checks then judge what came before)."""
-        text = ""
-        stream = self.llm.stream(messages)
-        try:
-            for piece in stream:
-                run.timings.setdefault("first_token", time.perf_counter() - run.started)
-                text += piece
-                if on_token:
-                    on_token(piece)
-                if (start := loop_start(text)) is not None:
-                    text = text[:start]
-                    break
-        finally:
-            stream.close()
-        return text.strip()
+
+        def arrived(piece: str) -> None:
+            run.timings.setdefault("first_token", time.perf_counter() - run.started)
+            if on_token:
+                on_token(piece)
+
+        return read_reply(self.llm.stream(messages), arrived)

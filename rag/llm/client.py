@@ -37,6 +37,7 @@ from rag.text import loop_start
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.messages import BaseMessage
+    from langchain_core.runnables import Runnable
 
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -59,39 +60,46 @@ class LLMHandle:
     def invoke(self, prompt: str | list[BaseMessage], max_tokens: int | None = None) -> str:
         """The model's whole reply to a prompt or a message list, stripped; ``max_tokens`` caps a
         short call's reply below the answer length (every reply token costs ~85 ms on 2 cores).
-        Streamed, so that a reply falling into a loop is cut where it starts and its request
-        closed (:func:`rag.text.loop_start`) instead of running to the limit."""
-        try:
-            with self.in_use():
-                model = self.model.bind(max_tokens=max_tokens) if max_tokens else self.model
-                text = ""
-                stream = model.stream(prompt)
-                try:
-                    for chunk in stream:
-                        text += str(chunk.content)
-                        if (start := loop_start(text)) is not None:
-                            text = text[:start]
-                            break
-                finally:
-                    stream.close()
-                return text.strip()
-        except CitelineError:
-            raise
-        except Exception as exc:
-            raise describe_llm_error(exc, self) from None
+        Streamed and read by :func:`read_reply`, so a reply that falls into a loop stops there."""
+        model = self.model.bind(max_tokens=max_tokens) if max_tokens else self.model
+        return read_reply(self._pieces(model, prompt))
 
     def stream(self, messages: list[BaseMessage]) -> Iterator[str]:
         """The reply piece by piece, as the server sends it; closing the iterator early ends the
         request (the server stops writing)."""
+        return self._pieces(self.model, messages)
+
+    def _pieces(self, model: Runnable, prompt: str | list[BaseMessage]) -> Iterator[str]:
+        """The non-empty pieces of one streamed request, held in use, failures as one-line errors."""
         try:
             with self.in_use():
-                for chunk in self.model.stream(messages):
+                for chunk in model.stream(prompt):
                     if chunk.content:
                         yield str(chunk.content)
         except CitelineError:
             raise
         except Exception as exc:
             raise describe_llm_error(exc, self) from None
+
+
+def read_reply(pieces: Iterator[str], on_piece: Callable[[str], None] | None = None) -> str:
+    """A streamed reply, stripped, each piece passed to ``on_piece`` as it comes. A reply that
+    falls into a loop (:func:`rag.text.loop_start`) is cut where the loop starts and the stream
+    closed, which ends the request: the server stops writing a loop to the length limit."""
+    text = ""
+    try:
+        for piece in pieces:
+            text += piece
+            if on_piece:
+                on_piece(piece)
+            if (start := loop_start(text)) is not None:
+                text = text[:start]
+                break
+    finally:
+        close = getattr(pieces, "close", None)
+        if close:
+            close()
+    return text.strip()
 
 
 def local_available(settings: Settings) -> bool:

@@ -231,9 +231,9 @@ def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
     with its interpreter (it exits at once if a server already has the data dir). Not while an
     ingest writes to the data dir's store: a server would see the index change at the next command,
     decline and exit, and each start would take cores from the ingest."""
-    if _ingest_running(Path(settings.store_dir)):
+    if _problem(settings) or _ingest_running(Path(settings.store_dir)):
         return
-    directory = None if _problem(settings) else _own_directory(settings.data_dir, create=True)
+    directory = _own_directory(settings.data_dir, create=True)
     if directory is None:
         return
     import subprocess
@@ -282,13 +282,10 @@ def status(settings: Settings) -> dict:
     """Whether a warm process serves this data dir (what ``citeline serve status`` shows)."""
     found: dict = {"running": False, "socket": os.fspath(_socket_path(settings.data_dir) or "")}
     found["idle_shutdown_s"] = settings.serve_idle_minutes * 60
-    problem = _problem(settings, control=True)
-    if problem:
-        return {**found, "problem": problem}
     with _connection(settings, control=True) as conn:  # one started before serving was turned off too
         if conn is None:
-            off = _problem(settings)
-            return {**found, "problem": off} if off else found
+            problem = _problem(settings)
+            return {**found, "problem": problem} if problem else found
         found.update(running=True, pid=_peer(conn)[0])
         frame = _ask(conn, {"status": True})
         if frame is not None and frame[0] == OUT:
