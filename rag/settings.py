@@ -271,7 +271,7 @@ class TopicSettings(_Group):
         0.01, "a topic term in at most this share of the papers is a name", low=0.0, high=1.0
     )
     near_z: float = setting(
-        0.5,
+        0.0,
         "in a conference, a paper below this dense match (robust z) is never on the topic, whatever "
         "its neighbours",
         low=-20.0,
@@ -303,6 +303,13 @@ class TopicSettings(_Group):
         "where to stop: this many interquartile ranges below the core's first quartile (Tukey)",
         low=0.0,
         high=100.0,
+    )
+    floor_share: float = setting(
+        0.5,
+        "in a conference, a paper scoring at least this share of the core's first quartile is on "
+        "the topic, wherever the fence is (a tight core's fence stops too early; 1 turns this off)",
+        low=0.0,
+        high=1.0,
     )
     expansion_z: float = setting(
         1.5,

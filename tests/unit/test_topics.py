@@ -85,6 +85,18 @@ def test_a_wider_fence_setting_moves_the_stop_down():
     assert 6 in order and 7 not in order
 
 
+def test_in_a_conference_a_tight_core_also_takes_papers_scoring_half_its_first_quartile():
+    rng = np.random.default_rng(0)
+    score = np.concatenate([[20.0, 21.0, 22.0, 23.0, 24.0], [11.0, 9.0], rng.normal(0.0, 1.0, 400)])
+    core = np.zeros(len(score), dtype=bool)
+    core[:5] = True
+    z_topic = np.concatenate([[5.0] * 5, [4.0, 4.0], rng.normal(0.0, 1.0, 400)])
+    order = selected(score, core, z_topic, tuning=TUNING)  # the fence: 21 - 1.5 * 2 = 18
+    assert 5 in order and 6 not in order  # 11 is over half of 21, 9 is not
+    off = selected(score, core, z_topic, tuning=Settings(topic_floor_share=1.0).topics)
+    assert 5 not in off and len(off) == 5
+
+
 def test_topic_parts_split_alternatives_and_borrow_the_head_noun():
     assert topic_parts("offline or online reinforcement learning") == [
         "offline or online reinforcement learning",
