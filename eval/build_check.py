@@ -359,6 +359,76 @@ DEV: list[tuple[str, str, str, str, str]] = [
     (C24, "4aqq9xTtih", "correct", "",
      "GRIFFIN keeps model quality with half of the feedforward parameters by selecting experts per "
      "sequence, needing neither training nor calibration"),
+    # Dev, second round (2026-12-05): more method-name and direction changes, the kinds the first
+    # round had too few of to learn from, and correct claims to count false alarms on.
+    (C24, "uUIFTjBREk", "altered", "method",
+     "SPADE puts an LSTM in the bottom layer of a transformer and efficient local attention in the "
+     "layers above it, so long sequences get global information cheaply"),
+    (C24, "B41hNBoWLo", "correct", "",
+     "TOFU benchmarks unlearning on 200 made-up author profiles with 20 question-answer pairs each, "
+     "part of which is the forget set"),
+    (C24, "xm8zYRfrqE", "altered", "direction",
+     "When the conflicting documents are real rather than synthetic, models fail to update their "
+     "parametric knowledge more often than earlier studies reported"),
+    (C24, "TrloAXEJ2B", "altered", "method",
+     "LoraHub composes prefix-tuning modules trained on other tasks, with no extra parameters or "
+     "gradients, to generalize to an unseen task from a few examples"),
+    (C24, "3GhOWfSLrD", "correct", "",
+     "All four LLMs tested on ReHeAT, a set of problems covering six kinds of representativeness "
+     "heuristic, showed the bias"),
+    (C24, "5B2K4LRgmz", "altered", "direction",
+     "Keeping the real data and accumulating each generation's synthetic data on top of it does not "
+     "prevent model collapse"),
+    (C24, "kEVcNxtqXk", "altered", "method",
+     "In the token-level MDP, DPO can be derived as a general inverse SARSA algorithm that satisfies "
+     "the Bellman equation"),
+    (C24, "uILyEJGKWw", "correct", "",
+     "Adding human-in-the-loop synthetic dialogues to a small set of real call-center conversations "
+     "raised information extraction F1 by 25% relative"),
+    (C24, "KZd1EErRJ1", "altered", "direction",
+     "Given the same problem in isomorphic forms, foundation models consistently do better with the "
+     "image than with the text"),
+    (C24, "yoVRyrEgix", "altered", "method",
+     "Causal tracing in RWKV shows that factual recall is localized in middle-layer components at the "
+     "subject's last token, much as in transformers"),
+    (C24, "gpgMRWgv9Q", "correct", "",
+     "TarGEN builds synthetic datasets by multi-step prompting without any seed examples and lets the "
+     "LLM correct mislabeled instances itself"),
+    (C24, "1eg6UnpYu7", "altered", "direction",
+     "Pre-training the on-device model on LLM-synthesized data lowered next-word prediction accuracy "
+     "on real Gboard users' data compared with a standard public dataset"),
+    (C24, "xdg4CS5mkl", "altered", "method",
+     "For instruction-tuned LLMs on graph tasks, describing the graph in YAML works better than "
+     "natural language or code"),
+    (C24, "C0j44uRPcl", "correct", "",
+     "Steerable synthetic datasets and proxy tasks let one benchmark the robustness and accuracy of "
+     "pretrained LMs on sentence classification without risking test-data leakage"),
+    (C24, "ZZzXpyv65G", "altered", "direction",
+     "The professional philosophers interviewed found language models useful for critical thinking "
+     "thanks to their sense of selfhood and initiative"),
+    (C24, "SwUsFTtM9h", "altered", "method",
+     "Fine-tuned BLIP models, a multi-label classifier and GPT-4V together write prompts that "
+     "reproduce stock and marketplace images for a fraction of their price"),
+    (C24, "gUNeyiLNxr", "correct", "",
+     "Circuit probing automatically uncovers the low-level circuits that compute a hypothesized "
+     "intermediate variable, allowing causal analysis by targeted ablation of parameters"),
+    (C24, "j3AAkO5xgr", "altered", "direction",
+     "Long-form answers of LMs trained without retrieval augmentation are more attributable to the "
+     "in-context documents than those of other LMs"),
+    (C24, "lkrH6ovzsj", "altered", "method",
+     "Multi-FAct evaluates the factuality of multilingual long-form generation by running BERTScore "
+     "in many languages"),
+    (C24, "yK8MT91dQY", "correct", "",
+     "RESORT gives LLMs psychologically grounded reappraisal constitutions as instructions so that "
+     "they can help people reappraise negative situations"),
+    (C24, "2oHnsM9M9D", "altered", "direction",
+     "On ACORN, larger models rating explanations lowered the agreement among annotators"),
+    (C24, "F9tqgOPXH5", "altered", "method",
+     "EnvGen has an LLM generate and adapt training environments so that small agents trained by "
+     "imitation learning practise the skills they are weak at"),
+    (C24, "Zu8OWNUC0u", "altered", "direction",
+     "Reinterpreting pretrained transformers as nonparametric variational models and changing the "
+     "initialisation hurts out-of-domain generalisation on NLP tasks"),
 ]
 # fmt: on
 

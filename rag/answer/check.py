@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from rag.errors import CitelineError
 from rag.retrieval.relevance import coverage, paper_terms
 from rag.text import (
+    RESEARCH_FILLER,
+    STOP_WORDS,
     acronym_singular,
     coined_names,
     has_name,
@@ -449,16 +451,21 @@ def author_year_reference(key: str) -> Reference:
 
 # Antonyms that turn a result around: a claim that writes one where its paper writes the other
 # (and not the same word) states the opposite of what the paper found. Stems, as lexical_terms
-# writes them ("increases" -> "increas").
+# writes them ("increases" -> "increas", "worse" -> "wors").
 _OPPOSITES = [
     ("more", "less"), ("more", "fewer"), ("higher", "lower"), ("larger", "smaller"), ("greater", "smaller"),
-    ("better", "worse"), ("stronger", "weaker"), ("faster", "slower"), ("increas", "decreas"),
-    ("increas", "reduc"), ("rais", "lower"), ("improv", "degrad"), ("improv", "hurt"),
+    ("better", "wors"), ("improv", "worsen"), ("stronger", "weaker"), ("faster", "slower"),
+    ("increas", "decreas"), ("increas", "reduc"), ("rais", "lower"), ("improv", "degrad"), ("improv", "hurt"),
     ("outperform", "underperform"), ("outperform", "fall short"), ("exceed", "fall short"),
     ("match", "fall short"), ("longer", "shorter"), ("lengthen", "shorten"), ("superior", "inferior"),
     ("strong", "weak"), ("help", "hurt"), ("success", "fail"), ("easier", "harder"), ("need", "remov"),
-    ("requir", "remov"),
+    ("requir", "remov"), ("increas", "lower"), ("rais", "reduc"), ("rais", "decreas"),
 ]  # fmt: skip
+# Words either side of an antonym that show what it is about ("lowered the agreement among
+# annotators" / "increased the inter-annotator agreement"): an antonym counts only where claim and
+# sentence share one, so "far less predictable" is no answer to "16x more compute".
+_ANCHOR_WINDOW = 4
+_NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model"}
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to)\b",
     re.I,
@@ -520,7 +527,7 @@ def judge(
     missing += sorted(n for n in coined_names(claim) if not n.isdigit() and not _names(text, n))
     sentences = split_sentences(plain_text(paper.abstract)) or [paper.abstract]
     ranked = sorted(sentences, key=lambda s: -coverage(terms, set(lexical_terms(s)), weights))
-    turned = contradiction(claim, ranked[:2])
+    turned = contradiction(claim, ranked)
     return Judgement(
         paper, share, missing, ranked[0], turned, closest, ranked, tuning.check_support, tuning.check_partial
     )
@@ -564,9 +571,10 @@ def contradiction(claim: str, evidence: list[str]) -> str:
     """How the evidence sentences say the opposite of the claim, or "".
 
     Three shapes, all lexical: an antonym (the claim's "weaker" where the paper writes "stronger"
-    and never "weaker"); a negation the other side lacks in front of the same words ("they do
-    not spontaneously make ..."); and a comparison turned around ("A is worse than B" where the
-    paper writes "B is worse than A").
+    and never "weaker", each next to a word the other side has next to it: every sentence of the
+    paper is read, so the antonym must be about the same thing); a negation the other side lacks
+    in front of the same words ("they do not spontaneously make ..."); and a comparison turned
+    around ("A is worse than B" where the paper writes "B is worse than A").
     """
     said = _stems(claim)
     for sentence in evidence:
@@ -574,7 +582,7 @@ def contradiction(claim: str, evidence: list[str]) -> str:
         for a, b in _OPPOSITES:
             for mine, theirs in ((a, b), (b, a)):
                 turned = f" {theirs}" in found and f" {mine}" not in found and f" {theirs}" not in said
-                if f" {mine}" in said and turned:
+                if f" {mine}" in said and turned and _anchored(said, mine, found, theirs):
                     return f"the paper says {theirs.strip()}, the claim {mine.strip()}: “{sentence}”"
         if graded := _graded(claim, sentence):
             return f"the paper says {graded}: “{sentence}”"
@@ -583,6 +591,24 @@ def contradiction(claim: str, evidence: list[str]) -> str:
         if _swapped(claim, sentence):
             return f"the paper compares the other way round: “{sentence}”"
     return ""
+
+
+def _context(stems: str, word: str) -> set[str]:
+    """The content words within :data:`_ANCHOR_WINDOW` words of each use of ``word`` (a stem,
+    or two: "fall short") in ``stems`` (:func:`_stems` output)."""
+    words, parts = stems.split(), word.split()
+    near: set[str] = set()
+    for i in range(len(words) - len(parts) + 1):
+        if all(words[i + j].startswith(part) for j, part in enumerate(parts)):
+            window = words[max(0, i - _ANCHOR_WINDOW) : i + len(parts) + _ANCHOR_WINDOW]
+            near.update(w for w in window if len(w) > 2 and w not in _NO_ANCHOR)
+    return near - set(parts)
+
+
+def _anchored(said: str, mine: str, found: str, theirs: str) -> bool:
+    """Claim and sentence use their antonyms about the same thing: a content word near one is
+    near the other."""
+    return bool(_context(said, mine) & _context(found, theirs))
 
 
 def _graded(claim: str, sentence: str) -> str:

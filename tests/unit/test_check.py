@@ -199,6 +199,51 @@ def test_a_claim_that_turns_the_papers_finding_around_is_not_supported(claim, sa
     assert judged.verdict == NOT_SUPPORTED and says in judged.reason
 
 
+CONFLICTS = paper(
+    "P6",
+    "Retrieval-augmented generation lets documents in context update what a model knows. "
+    "Earlier studies of context-memory conflicts built synthetic documents that contradict the "
+    "model. We instead update wrong parametric knowledge with real conflicting documents. "
+    "In this realistic setting, knowledge updates fail less often than previously reported.",
+    title="Knowledge conflicts with real documents",
+)
+
+
+def test_a_finding_turned_around_anywhere_in_the_abstract_is_found_not_only_in_its_closest_sentences():
+    claim = (
+        "With real conflicting documents, models fail to update their parametric knowledge more "
+        "often than previously reported [P6]."
+    )
+    (judged,) = (
+        Checker(FakeRetriever([CONFLICTS]), lambda: [CONFLICTS], AnswerSettings()).check(claim, "md").claims
+    )
+    assert judged.verdict == NOT_SUPPORTED and "says less" in judged.reason
+
+
+@pytest.mark.parametrize(
+    "claim, sentence, says",
+    [
+        (
+            "Foundation models do better with the image than with the text.",
+            "Claude-3 Opus performs 28.66 points worse when provided with images instead of text.",
+            "wors",
+        ),
+        (
+            "Larger models rating explanations lowered the agreement among annotators.",
+            "Larger models gave labels that maintained or increased the inter-annotator agreement.",
+            "increas",
+        ),
+        ("Models trained on this data need more compute.", "Their abilities are far less predictable.", ""),
+        ("The new loss helps calibration.", "Dropout hurts the throughput of training.", ""),
+    ],
+)
+def test_an_antonym_turns_a_finding_around_only_next_to_what_both_sides_speak_of(claim, sentence, says):
+    from rag.answer.check import contradiction
+
+    found = contradiction(claim, [sentence])
+    assert (f"says {says}," in found) if says else found == ""
+
+
 def test_the_same_finding_in_other_words_is_supported_without_a_reason():
     (judged,) = _check_more(
         "FlowTune fine-tunes flow matching models and converges faster than standard fine-tuning [P3]."
