@@ -26,9 +26,9 @@ conference's subfield. So selection learns the subfield from the collection at q
 3. **Where to stop** comes from the topic's own scores: every paper scoring above Tukey's lower
    fence of the core's scores (1.5 interquartile ranges below its first quartile) is on the topic.
    A tight subfield stops early, a broad one late; no fixed count. In a conference (300 papers or
-   more), a paper scoring half the core's first quartile is on the topic even above the fence
-   (scores are sums of robust z-scores, 0 for the typical paper: a tight core's fence stopped
-   just under it, before papers matching the topic nearly as well), and three guards keep a
+   more), a paper scoring half the core's first quartile is on the topic even where the fence
+   is higher (scores are sums of robust z-scores, 0 for the typical paper: a tight core's fence
+   stopped just under it, before papers matching the topic nearly as well), and three guards keep a
    diluted core from taking the whole collection: a paper that names the topic must also be
    nearer to it than the median paper to be core, so must a selected paper, and no topic takes
    more than a quarter of the papers.
