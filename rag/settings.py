@@ -300,7 +300,8 @@ class TopicSettings(_Group):
     )
     fence: float = setting(
         1.5,
-        "where to stop: this many interquartile ranges below the core's first quartile (Tukey)",
+        "where to stop: this many interquartile ranges below the core's first quartile (Tukey; in a "
+        "conference, `topic_floor_share` may stop lower)",
         low=0.0,
         high=100.0,
     )

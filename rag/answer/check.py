@@ -460,13 +460,14 @@ _OPPOSITES = [
     ("outperform", "underperform"), ("outperform", "fall short"), ("exceed", "fall short"),
     ("match", "fall short"), ("longer", "shorter"), ("lengthen", "shorten"), ("superior", "inferior"),
     ("strong", "weak"), ("help", "hurt"), ("success", "fail"), ("easier", "harder"), ("need", "remov"),
-    ("requir", "remov"), ("increas", "lower"), ("rais", "reduc"), ("rais", "decreas"),
+    ("requir", "remov"), ("increas", "lower"), ("rais", "reduc"), ("rais", "decreas"), ("increas", "reduct"),
+    ("success", "failur"),
 ]  # fmt: skip
 # Words either side of an antonym that show what it is about ("lowered the agreement among
 # annotators" / "increased the inter-annotator agreement"): an antonym counts only where claim and
 # sentence share one, so "far less predictable" is no answer to "16x more compute".
 _ANCHOR_WINDOW = 4
-_NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model"}
+_NO_ANCHOR = frozenset(stem_terms(" ".join(STOP_WORDS | RESEARCH_FILLER | {"model"}), frozenset()))
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to)\b",
     re.I,
@@ -578,23 +579,28 @@ def _stems(text: str) -> str:
     return f" {' '.join(stem_terms(text, frozenset()))} "
 
 
-def contradiction(claim: str, evidence: list[str]) -> str:
+def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     """How the evidence sentences say the opposite of the claim, or "".
 
     Three shapes, all lexical: an antonym (the claim's "weaker" where the paper writes "stronger"
-    and never "weaker", each next to a word the other side has next to it: every sentence of the
-    paper is read, so the antonym must be about the same thing); a negation the other side lacks
-    in front of the same words ("they do not spontaneously make ..."); and a comparison turned
-    around ("A is worse than B" where the paper writes "B is worse than A").
+    and never "weaker", each next to a word the other side has next to it, so that both speak of
+    the same thing); a negation the other side lacks in front of the same words ("they do not
+    spontaneously make ..."); and a comparison turned around ("A is worse than B" where the paper
+    writes "B is worse than A"). ``evidence`` is ranked, closest to the claim first: the antonym
+    is looked for in every sentence (its anchor says what it is about), the other two shapes only
+    in the ``closest`` sentences, as they say nothing of what they are about ("less than 1% of the
+    parameters" is not turned around by "more than 20 datasets" elsewhere in the abstract).
     """
     said = _stems(claim)
-    for sentence in evidence:
+    for rank, sentence in enumerate(evidence):
         found = _stems(sentence)
         for a, b in _OPPOSITES:
             for mine, theirs in ((a, b), (b, a)):
-                turned = f" {theirs}" in found and f" {mine}" not in found and f" {theirs}" not in said
-                if f" {mine}" in said and turned and _anchored(said, mine, found, theirs):
-                    return f"the paper says {theirs.strip()}, the claim {mine.strip()}: “{sentence}”"
+                turned = f" {theirs} " in found and f" {mine} " not in found and f" {theirs} " not in said
+                if f" {mine} " in said and turned and _anchored(said, mine, found, theirs):
+                    return f"the paper says {theirs}, the claim {mine}: “{sentence}”"
+        if rank >= closest:
+            continue
         if graded := _graded(claim, sentence):
             return f"the paper says {graded}: “{sentence}”"
         if flipped := _negated(claim, sentence):
@@ -605,12 +611,12 @@ def contradiction(claim: str, evidence: list[str]) -> str:
 
 
 def _context(stems: str, word: str) -> set[str]:
-    """The content words within :data:`_ANCHOR_WINDOW` words of each use of ``word`` (a stem,
-    or two: "fall short") in ``stems`` (:func:`_stems` output)."""
+    """The content words within :data:`_ANCHOR_WINDOW` words of each use of ``word`` (a whole
+    stem, or two: "fall short"; "moreover" is no "more") in ``stems`` (:func:`_stems` output)."""
     words, parts = stems.split(), word.split()
     near: set[str] = set()
     for i in range(len(words) - len(parts) + 1):
-        if all(words[i + j].startswith(part) for j, part in enumerate(parts)):
+        if words[i : i + len(parts)] == parts:
             window = words[max(0, i - _ANCHOR_WINDOW) : i + len(parts) + _ANCHOR_WINDOW]
             near.update(w for w in window if len(w) > 2 and w not in _NO_ANCHOR)
     return near - set(parts)
@@ -627,6 +633,8 @@ def _graded(claim: str, sentence: str) -> str:
     the phrase the other side uses, or ""."""
     for less_side, other in ((claim, sentence), (sentence, claim)):
         for word in re.findall(r"\bless (\w{3,})", less_side.lower()):
+            if word in STOP_WORDS:  # "less than 1%" grades nothing
+                continue
             found = re.search(rf"\b(?:more {word}|{word}e?r)\b", other.lower())
             if found and f"less {word}" not in other.lower():
                 return found.group(0) if less_side is claim else f"less {word}"

@@ -26,8 +26,8 @@ conference's subfield. So selection learns the subfield from the collection at q
 3. **Where to stop** comes from the topic's own scores: every paper scoring above Tukey's lower
    fence of the core's scores (1.5 interquartile ranges below its first quartile) is on the topic.
    A tight subfield stops early, a broad one late; no fixed count. In a conference (300 papers or
-   more), a paper scoring half the core's first quartile is on the topic even where the fence
-   is higher (scores are sums of robust z-scores, 0 for the typical paper: a tight core's fence
+   more), a paper scoring at least half the core's first quartile is on the topic even where the
+   fence is higher (scores are sums of robust z-scores, 0 for the typical paper: a tight core's fence
    stopped just under it, before papers matching the topic nearly as well), and three guards keep a
    diluted core from taking the whole collection: a paper that names the topic must also be
    nearer to it than the median paper to be core, so must a selected paper, and no topic takes
@@ -275,10 +275,10 @@ def score_papers(
 def selected(
     score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = None, *, tuning: TopicSettings
 ) -> np.ndarray:
-    """Indices on the topic, best first: every core paper, and every paper scoring above Tukey's
-    lower fence of the core's scores (in a conference, or above ``topic_floor_share`` of its first
-    quartile) that is nearer the topic than the collection's median paper (``z_topic`` >
-    ``topic_near_z``; in a conference)."""
+    """Indices on the topic, best first: every core paper, and every paper scoring at least
+    Tukey's lower fence of the core's scores (or, in a conference, at least ``topic_floor_share``
+    of its first quartile when that is lower) that, in a conference, has ``z_topic`` >
+    ``topic_near_z`` (by default: nearer the topic than the collection's median paper)."""
     import numpy as np
 
     if not core.any():
@@ -295,9 +295,9 @@ def selected(
     floor = low - tuning.fence * (high - low)
     if not small:
         # Scores are sums of robust z-scores (0 for the collection's typical paper), so half the
-        # core's first quartile is still far above it. A tight core (every "program synthesis"
-        # paper scoring 17-27) has a fence just under it, which stopped before papers matching
-        # the topic nearly as well (12, dense z 4-5).
+        # core's first quartile is still far above it. A tight core (nine "program synthesis"
+        # papers at ICLR 2018 scoring 13.5-27) has a fence just under it (12.3), which stopped
+        # before papers matching the topic nearly as well (10-12, dense z 4-5).
         floor = min(floor, tuning.floor_share * low)
     near = np.ones(len(score), dtype=bool) if z_topic is None or small else z_topic > tuning.near_z
     chosen = np.flatnonzero(((score >= floor) & near) | core)

@@ -201,23 +201,43 @@ def test_a_claim_that_turns_the_papers_finding_around_is_not_supported(claim, sa
 
 CONFLICTS = paper(
     "P6",
-    "Retrieval-augmented generation lets documents in context update what a model knows. "
-    "Earlier studies of context-memory conflicts built synthetic documents that contradict the "
-    "model. We instead update wrong parametric knowledge with real conflicting documents. "
+    "Knowledge updates from real conflicting documents can fail, as previously reported. "
+    "We measure how often knowledge updates from real conflicting documents fail. "
+    "Earlier studies built synthetic documents instead. "
     "In this realistic setting, knowledge updates fail less often than previously reported.",
     title="Knowledge conflicts with real documents",
 )
 
 
 def test_a_finding_turned_around_anywhere_in_the_abstract_is_found_not_only_in_its_closest_sentences():
-    claim = (
-        "With real conflicting documents, models fail to update their parametric knowledge more "
-        "often than previously reported [P6]."
-    )
-    (judged,) = (
-        Checker(FakeRetriever([CONFLICTS]), lambda: [CONFLICTS], AnswerSettings()).check(claim, "md").claims
-    )
+    from rag.answer.check import contradiction, judge
+    from rag.text import lexical_terms
+
+    claim = "With real conflicting documents, knowledge updates fail more often than previously reported."
+    weights = FakeRetriever([CONFLICTS, PRUNING]).term_weights(lexical_terms(claim))
+    judged = judge(claim, CONFLICTS, weights, AnswerSettings())
+    assert contradiction(claim, judged.sentences[:2]) == ""  # not among the two closest sentences
     assert judged.verdict == NOT_SUPPORTED and "says less" in judged.reason
+
+
+TINY = paper(
+    "P8",
+    "TinyAdapter trains less than 1% of the parameters and matches full fine-tuning accuracy. "
+    "It adds a small adapter to every layer. We evaluate on more than 20 datasets.",
+    title="TinyAdapter",
+)
+
+
+def test_a_comparison_far_from_the_claim_turns_nothing_around():
+    (judged,) = (
+        Checker(FakeRetriever([TINY, PRUNING]), lambda: [TINY, PRUNING], AnswerSettings())
+        .check(
+            "TinyAdapter trains less than 1% of the parameters and matches full fine-tuning accuracy [P8].",
+            "md",
+        )
+        .claims
+    )
+    assert judged.verdict == SUPPORTED and judged.reason == ""
 
 
 @pytest.mark.parametrize(
@@ -235,6 +255,8 @@ def test_a_finding_turned_around_anywhere_in_the_abstract_is_found_not_only_in_i
         ),
         ("Models trained on this data need more compute.", "Their abilities are far less predictable.", ""),
         ("The new loss helps calibration.", "Dropout hurts the throughput of training.", ""),
+        ("Moreover, long documents are handled well.", "It uses less memory for long documents.", ""),
+        ("Our approach performs better on ImageNet.", "The baseline performs worse on CIFAR.", ""),
     ],
 )
 def test_an_antonym_turns_a_finding_around_only_next_to_what_both_sides_speak_of(claim, sentence, says):
