@@ -103,7 +103,9 @@ def test_every_prompt_fits_the_context_budget_on_a_large_topic(seed_settings, se
     model = ScriptedChatModel(replies=replies, prompts=[])
     chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
     monkeypatch.setattr(
-        chain.retriever, "select_topic", lambda topic, venue=None, year=None, expansions=(): TopicSelection(hits)  # noqa: E501
+        chain.retriever,
+        "select_topic",
+        lambda topic, venue=None, year=None, expansions=(): TopicSelection(hits),
     )
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize(
         "language models", max_papers=120

@@ -13,7 +13,10 @@ def test_terms_are_parsed_from_lines_commas_bullets_and_parenthesised_abbreviati
         "A sentence that goes on and on forever"
     )
     assert parse_terms(reply, "Reinforcement Learning", limit=12) == [
-        "Deep Q-Network", "DQN", "policy gradient", "actor-critic"
+        "Deep Q-Network",
+        "DQN",
+        "policy gradient",
+        "actor-critic",
     ]
     assert parse_terms(reply, "Reinforcement Learning", limit=2) == ["Deep Q-Network", "DQN"]
 
