@@ -250,6 +250,13 @@ def _index_stopwords() -> frozenset[str]:
         return STOP_WORDS
 
 
+@functools.lru_cache(maxsize=16)
+def stems_of(words: frozenset[str]) -> frozenset[str]:
+    """The stems of a word list (:data:`STOP_WORDS`, :data:`RESEARCH_FILLER`), for comparing it
+    with stemmed text ("performance" is "perform" there). Cached: the lists are constants."""
+    return frozenset(stem_terms(" ".join(sorted(words)), frozenset()))
+
+
 def lexical_sequence(text: str) -> list[str]:
     """Stemmed content terms exactly as the BM25 index tokenizes text (so their document
     frequencies can be looked up), minus stop words, in order: phrases stay adjacent."""

@@ -38,6 +38,7 @@ from rag.text import (
     plain_text,
     split_sentences,
     stem_terms,
+    stems_of,
 )
 
 if TYPE_CHECKING:
@@ -467,7 +468,7 @@ _OPPOSITES = [
 # annotators" / "increased the inter-annotator agreement"): an antonym counts only where claim and
 # sentence share one, so "far less predictable" is no answer to "16x more compute".
 _ANCHOR_WINDOW = 4
-_NO_ANCHOR = frozenset(stem_terms(" ".join(STOP_WORDS | RESEARCH_FILLER | {"model"}), frozenset()))
+_NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model"}  # compared as stems: see _context
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to)\b",
     re.I,
@@ -618,7 +619,7 @@ def _context(stems: str, word: str) -> set[str]:
     for i in range(len(words) - len(parts) + 1):
         if words[i : i + len(parts)] == parts:
             window = words[max(0, i - _ANCHOR_WINDOW) : i + len(parts) + _ANCHOR_WINDOW]
-            near.update(w for w in window if len(w) > 2 and w not in _NO_ANCHOR)
+            near.update(w for w in window if len(w) > 2 and w not in stems_of(_NO_ANCHOR))
     return near - set(parts)
 
 

@@ -33,7 +33,7 @@ from rag.text import (
     numbers_in,
     plain_text,
     split_sentences,
-    stem_terms,
+    stems_of,
 )
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def gather(
     if _WHICH_PAPER.search(question):
         # What the paper does, not what it is named after: filler and names left out.
         named = weights.rare | {t for n in coined for t in lexical_terms(n)}
-        filler = set(stem_terms(" ".join(RESEARCH_FILLER), frozenset()))
+        filler = stems_of(RESEARCH_FILLER)
         constraint = [t for t in terms if t not in filler and t not in named] or None
     asked = asked_for(question)
     asked_names = coined | {n.rstrip("s") for n in coined}
