@@ -85,7 +85,7 @@ def _process(question: str, env: dict[str, str]) -> dict:
     before_ask = wall - t["total"]  # interpreter, imports, index open: before the question is asked
     first = before_ask + t.get("first_token", t["total"])
     return {"question": question, "first_token_s": round(first, 3), "total_s": round(wall, 3),
-            "mode": answer["mode"]}  # fmt: skip
+            "mode": answer["mode"], "prompt_tokens": answer["prompt_tokens"]}  # fmt: skip
 
 
 def measure_processes(kind: str) -> dict:
@@ -109,7 +109,8 @@ def measure_processes(kind: str) -> dict:
         row = _process(question, env)
         rows.append(row)
         print(
-            f"{kind}: {row['total_s']:6.2f}s  first {row['first_token_s']:6.2f}s  {row['mode']:10} {question}"
+            f"{kind}: {row['total_s']:6.2f}s  first {row['first_token_s']:6.2f}s  {row['mode']:10} "
+            f"{row['prompt_tokens']:4} prompt tokens  {question}"
         )
     if kind != "cold":
         for stop in (["llm", "stop"], ["serve", "stop"]):
@@ -123,6 +124,7 @@ def measure_processes(kind: str) -> dict:
         "first_token_p95_s": round(percentile(firsts, 0.95), 2),
         "total_median_s": round(statistics.median(totals), 2),
         "total_p95_s": round(percentile(totals, 0.95), 2),
+        "prompt_tokens_median": statistics.median(r["prompt_tokens"] for r in rows if r["prompt_tokens"]),
         "rows": rows,
     }
 

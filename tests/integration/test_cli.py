@@ -108,6 +108,7 @@ def test_ask_json_without_llm_cites_the_entry_with_provenance(seed_settings):
         ("000-02", "000_888317b1d60d9493.txt", 5)
     }
     assert set(answer) >= {"answer", "abstained", "citations", "retrieved", "model", "timings"}
+    assert answer["prompt_tokens"] == 0  # no model read a prompt
 
 
 def test_a_mixed_case_name_is_matched_as_a_name_and_its_acronym_spelled_out(seed_settings):

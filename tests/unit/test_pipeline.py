@@ -209,6 +209,25 @@ def test_a_draft_naming_a_benchmark_no_paper_writes_is_withheld_even_when_the_qu
     assert "OpenOOD-v2" not in answer.text
 
 
+def test_a_draft_from_papers_that_never_write_the_questions_model_size_is_withheld_as_a_near_miss():
+    # The paper reports its detector on a 7B model; the question asks about a 70B one.
+    probe = paper("p1", "ProbeGuard detects backdoors with an AUC of 94.3 on Qwen-7B.")
+    reply = "ProbeGuard reaches an AUC of 94.3 [p1]."
+    for asked, withheld in [
+        ("What AUC does ProbeGuard reach on Llama-70B?", True),
+        ("What AUC does ProbeGuard reach on Qwen-7B?", False),
+    ]:
+        model = ScriptedChatModel(replies=[reply, "yes"], prompts=[])
+        chain = AnswerChain(
+            Settings(llm="openai"), FakeRetriever([probe, *PAPERS]), LLMHandle("openai", model, "scripted")
+        )
+        answer = chain.ask(asked)
+        if withheld:
+            assert answer.abstained and answer.withheld == "the cited papers never write 70 from the question"
+        else:
+            assert answer.mode == "generated" and answer.withheld is None and "94.3" in answer.text
+
+
 def test_a_draft_writing_an_acronym_in_the_plural_is_not_withheld_for_it():
     model = ScriptedChatModel(replies=["AdaSCALE beats OptFS by 14.94% in near-OOD FPRs [o1]."], prompts=[])
     handle = LLMHandle("openai", model, "scripted")
