@@ -73,8 +73,10 @@ def measure(checkout: Path, split: str, llm: str, data: Path, cap: int, topics: 
 def row(name: str, result: dict) -> str:
     o = result["overall"]
     median = o.get("seconds_median")
+    judged = o.get("judged_precision")  # only the current harness has it; both sides are run by it
+    judged = "–" if judged is None else f"{judged:.3f} (unjudged {o['unjudged_share']:.3f})"
     return (
-        f"  {name:<9} recall {o['recall']:.3f}  precision {o['precision']:.3f}  "
+        f"  {name:<9} recall {o['recall']:.3f}  precision {o['precision']:.3f}  judged precision {judged}  "
         f"listed {o['listed_mean']:.0f} per question  not a listing {o['not_listing_share']:.2f}  "
         f"median ask {median:.2f}s"
     )

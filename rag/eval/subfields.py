@@ -14,7 +14,14 @@ same file can be loaded by path and run against an older checkout (``PYTHONPATH`
 it) for before/after figures. Settings fields an older checkout lacks are skipped, not errors.
 
 Author keywords under-tag: a listed paper outside gold is often on topic all the same, so the
-precision here is a lower bound; recall is the figure to watch.
+keyword precision here is a lower bound. ``eval/subfields-judged.jsonl`` sees past it: for each
+topic's first phrasing, the papers outside gold that the listing at commit c022789 held, by
+quarter of its ranking, and a random sample of four per quarter judged on or off the subfield
+from title and abstract (blind to rank, score and keywords). A listing's **judged precision**
+counts its gold papers and, for each quarter, the judged-on share of the sample in it, scaled
+to the quarter's size (a stratified estimate). A paper that listing never held has no judgement
+and counts as off the subfield (the share of such papers is reported: the estimate is exact
+only for listings inside c022789's).
 """
 
 from __future__ import annotations
@@ -97,6 +104,38 @@ def score(listed: set[str], gold: set[str]) -> tuple[float, float | None]:
     return hits / len(gold), (hits / len(listed) if listed else None)
 
 
+def judged_file() -> Path:
+    """``subfields-judged.jsonl`` beside the bundled topics."""
+    return subfields_file("dev").with_name("subfields-judged.jsonl")
+
+
+def load_judged(path: Path | None = None) -> dict[tuple[str, str], dict[str, Any]]:
+    """The judged samples by (topic id, question); empty when the file is absent."""
+    path = path or judged_file()
+    if not path.is_file():
+        return {}
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {(r["id"], r["question"]): r for r in records}
+
+
+def judged_precision(listed: set[str], gold: set[str], record: dict[str, Any]) -> tuple[float | None, float]:
+    """(judged precision, share of the listing without a judgement) of one listing; see the module
+    docstring. Each judged paper stands for its quarter's papers outside gold: a quarter of 60 with
+    four judged, one on the subfield, counts 15 on it if the listing holds all four."""
+    if not listed:
+        return None, 0.0
+    on = float(len(listed & gold))
+    known: set[str] = set(gold)
+    for band in record["bands"]:
+        members = set(band)
+        known |= members
+        sample = {p: v for p, v in record["judged"].items() if p in members}
+        if sample:
+            weight = len(members) / len(sample)
+            on += weight * sum(v == "yes" for p, v in sample.items() if p in listed)
+    return on / len(listed), len(listed - known) / len(listed)
+
+
 def _mean(values: Sequence[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return statistics.fmean(present) if present else None
@@ -110,6 +149,9 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "questions": len(rows),
         "recall": _mean([r["recall"] for r in rows]),
         "precision": _mean([r["precision"] for r in rows]),
+        "judged_precision": _mean([r.get("judged_precision") for r in rows]),
+        "judged_questions": sum(r.get("judged_precision") is not None for r in rows),
+        "unjudged_share": _mean([r.get("unjudged_share") for r in rows]),
         "listed_mean": _mean([float(r["listed"]) for r in rows]),
         "seconds_mean": _mean(seconds),
         "seconds_median": statistics.median(seconds) if seconds else None,
@@ -135,6 +177,7 @@ def run_subfields(
         raise rag.BadInput(f"unknown subfield split {split!r} (use {', '.join(SPLITS)})")
     path = topics_file or subfields_file(split)
     topics = load_topics(path)
+    judged = load_judged()
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     conferences: list[dict[str, Any]] = []
@@ -167,6 +210,8 @@ def run_subfields(
                 seconds = time.perf_counter() - mark
                 listed = {c.paper.id for c in answer.citations}
                 recall, precision = score(listed, gold)
+                sample = judged.get((topic["id"], question))
+                judged_p, unjudged = judged_precision(listed, gold, sample) if sample else (None, None)
                 rows.append(
                     {
                         "id": topic["id"],
@@ -175,6 +220,8 @@ def run_subfields(
                         "question": question,
                         "recall": recall,
                         "precision": precision,
+                        "judged_precision": judged_p,
+                        "unjudged_share": unjudged,
                         "listed": len(listed),
                         "gold": len(gold),
                         "hits": len(listed & gold),
@@ -201,12 +248,23 @@ def run_subfields(
 
 
 def table_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """One row per conference and an overall row: topics, questions, recall, precision, median time."""
+    """One row per conference and an overall row: topics, questions, recall, precision (keyword and
+    judged), median time."""
 
     def fmt(value: Any, digits: int = 3) -> str:
         return "–" if value is None else f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
-    header = ["conference", "topics", "questions", "recall", "precision", "listed", "median s", "not listing"]
+    header = [
+        "conference",
+        "topics",
+        "questions",
+        "recall",
+        "precision",
+        "judged P",
+        "listed",
+        "median s",
+        "not listing",
+    ]
     parts = [
         *((c["file"].split(".", 1)[0], c) for c in results["conferences"]),
         ("overall", results["overall"]),
@@ -218,6 +276,7 @@ def table_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             fmt(p["questions"]),
             fmt(p["recall"]),
             fmt(p["precision"]),
+            fmt(p.get("judged_precision")),
             fmt(p["listed_mean"], 1),
             fmt(p["seconds_median"], 2),
             fmt(p["not_listing_share"]),

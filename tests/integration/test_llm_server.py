@@ -32,7 +32,8 @@ def test_factoid_answer_gives_the_number_and_cites_adascale(seed_settings, llm_e
     answer = _ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", seed_settings, llm_env)
     assert "14.94" in answer["answer"] and not answer["abstained"] and answer["grounded"]
     assert [c["id"] for c in answer["citations"]] == ["000-02"]
-    assert answer["timings"]["first_token"] > 0 and 300 < answer["prompt_tokens"] < 4096  # system and evidence
+    assert answer["timings"]["first_token"] > 0
+    assert 300 < answer["prompt_tokens"] < 4096  # the system text and the evidence
 
 
 def test_multi_paper_question_cites_several_papers_all_from_the_context(seed_settings, llm_env):

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 import rag
-from rag.eval.subfields import load_topics, score, subfields_file, summarize_rows
+from rag.eval.subfields import (
+    judged_precision,
+    load_judged,
+    load_topics,
+    score,
+    subfields_file,
+    summarize_rows,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,6 +105,32 @@ def test_score_and_summary_arithmetic():
     assert summary["recall"] == pytest.approx(0.5) and summary["precision"] == pytest.approx(0.75)
     assert summary["seconds_median"] == 2.0 and summary["not_listing_share"] == pytest.approx(1 / 3)
     assert summary["empty_share"] == pytest.approx(1 / 3) and summary["listed_mean"] == pytest.approx(2.0)
+
+
+def test_judged_precision_scales_each_quarters_sample_to_the_quarter_and_counts_the_unjudged_as_off():
+    record = {
+        "bands": [["x1", "x2", "x3", "x4"], ["y1", "y2"]],
+        "judged": {"x1": "yes", "x2": "no", "y1": "borderline"},
+    }
+    gold = {"g1", "g2"}
+    # Quarter one: two judged of four, one on the subfield -> 2 of its 4 count; quarter two: none on.
+    assert judged_precision({"g1", "g2", "x1", "x2", "x3", "x4", "y1", "y2"}, gold, record) == (4 / 8, 0.0)
+    # Only the judged-off paper of quarter one kept, and one paper no listing before held.
+    assert judged_precision({"g1", "x2", "z9"}, gold, record) == (1 / 3, 1 / 3)
+    assert judged_precision(set(), gold, record) == (None, 0.0)
+
+
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_every_topic_has_a_judged_sample_of_its_first_question_outside_gold(split):
+    rows = {r["id"]: r for r in _rows(split)}
+    judged = {key: r for key, r in load_judged().items() if key[0] in rows}
+    assert {key[0] for key in judged} == set(rows)
+    for (topic, question), record in judged.items():
+        assert question == rows[topic]["questions"][0] and len(record["bands"]) == 4
+        members = [p for band in record["bands"] for p in band]
+        assert len(members) == len(set(members)) and not set(members) & set(rows[topic]["gold"])
+        assert set(record["judged"]) <= set(members) and len(record["judged"]) <= 16
+        assert set(record["judged"].values()) <= {"yes", "no", "borderline"}
 
 
 def test_harness_uses_only_the_public_api():
