@@ -75,6 +75,8 @@ def row(name: str, result: dict) -> str:
     median = o.get("seconds_median")
     judged = o.get("judged_precision")  # only the current harness has it; both sides are run by it
     judged = "–" if judged is None else f"{judged:.3f} (unjudged {o['unjudged_share']:.3f})"
+    if o.get("count_ratio_median") is not None:
+        judged += f"  count/judged {o['count_ratio_median']:.2f} median, {o['count_within_2x']:.2f} within 2x"
     return (
         f"  {name:<9} recall {o['recall']:.3f}  precision {o['precision']:.3f}  judged precision {judged}  "
         f"listed {o['listed_mean']:.0f} per question  not a listing {o['not_listing_share']:.2f}  "

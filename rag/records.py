@@ -152,6 +152,7 @@ class Answer:
     revised: bool = False  # the checked text differs from what was streamed
     prompt_tokens: int = 0
     found: int | None = None  # a listing: how many papers the topic holds (the answer lists at most the cap)
+    likely: int | None = None  # a listing: how many of ``found`` are likely on the topic (listed first)
 
     def __post_init__(self) -> None:
         """A mode given as a string (``"quoted"``) becomes the enum; an unknown one is a ValueError."""
@@ -170,6 +171,7 @@ class Answer:
             "withheld": self.withheld,
             "mode": self.mode,
             "found": self.found,
+            "likely": self.likely,
             "attribution": self.attribution,
             "context": [{"key": key, "id": paper.id} for key, paper in self.context.items()],
             "retrieved": [h.to_dict() for h in self.retrieved],

@@ -312,6 +312,14 @@ class TopicSettings(_Group):
         low=0.0,
         high=1.0,
     )
+    likely_percentile: float = setting(
+        97.0,
+        "in a conference, a selected paper is likely on the topic when it is in the core or scores "
+        "above this percentile of the collection's papers; the rest are listed after them as only "
+        "sharing some of its vocabulary (0: every selected paper counts as likely)",
+        low=0.0,
+        high=100.0,
+    )
     expansion_z: float = setting(
         1.5,
         "a term the model names counts when its papers' median dense match (robust z) is this far up",

@@ -118,4 +118,4 @@ class FakeRetriever:
         ranking = rank_topic(self.embedder, topic, vectors, terms, expansions=expansions, tuning=tuning)
         hits = [Hit(papers[i], float(ranking.score[i]), similarity=float(ranking.similarity[i]),
                     text=papers[i].abstract) for i in ranking.order]  # fmt: skip
-        return TopicSelection(hits, core=ranking.core, candidates=len(papers))
+        return TopicSelection(hits, core=ranking.core, candidates=len(papers), likely=ranking.likely)

@@ -45,10 +45,23 @@ def _line(evidence: PaperEvidence) -> str:
     return f"- {label}: {cite(best.text, evidence.key)}"
 
 
-def listing_head(topic: str, shown: int, found: int | None = None, where: str = "") -> str:
-    """ "81 papers on graph neural networks at ICLR 2024 (showing 30; --all or -n N shows more):" """
+# The heading of a listing's papers beyond the likely ones (rag/retrieval/topics.py likely_first).
+VOCABULARY_ONLY = "Sharing some of its vocabulary"
+
+
+def listing_head(
+    topic: str, shown: int, found: int | None = None, where: str = "", likely: int | None = None
+) -> str:
+    """ "81 papers on graph neural networks at ICLR 2024 (showing 30; --all or -n N shows more):",
+    or, when only the first ``likely`` of them are likely on it, "62 papers likely on graph neural
+    networks at ICLR 2022, and 136 more that share some of its vocabulary (...):" """
     found = shown if found is None else found
-    head = f"{found} paper{'s' if found != 1 else ''} on {topic}{f' {where}' if where else ''}"
+    place = f" {where}" if where else ""
+    if likely is not None and likely < found:
+        head = f"{likely} paper{'s' if likely != 1 else ''} likely on {topic}{place}, "
+        head += f"and {found - likely} more that share some of its vocabulary"
+    else:
+        head = f"{found} paper{'s' if found != 1 else ''} on {topic}{place}"
     if found > shown:
         head += f" (showing the {shown} closest; --all or -n N shows more)"
     return head + ":"
@@ -63,20 +76,26 @@ def listing_answer(
     found: int | None = None,
     where: str = "",
     vectors: dict | None = None,
+    likely: int | None = None,
     *,
     tuning: AnswerSettings,
 ) -> str:
     """A short cited answer: a count, then one line per paper (grouped when there are many).
 
     Each line's sentence is chosen by its terms (no embedding); themes cluster the papers' stored
-    vectors (``vectors``, paper id → unit vector) when the retriever gave them.
+    vectors (``vectors``, paper id → unit vector) when the retriever gave them. ``keyed`` is best
+    first; when only its first ``likely`` papers are likely on the topic, the others follow under
+    their own heading, after the themes.
     """
     evidence = gather(question, keyed, None, weights, per_paper=5, tuning=tuning)
     lines = {e.key: _line(e) for e in evidence}
-    head = listing_head(topic, len(keyed), found, where)
-    if len(keyed) <= tuning.listing_group_above:
-        return "\n".join([head, *lines.values()])
+    head = listing_head(topic, len(keyed), found, where, likely)
+    keys = list(keyed)
+    first, rest = (keys, []) if likely is None else (keys[:likely], keys[likely:])
+    tail = [f"{VOCABULARY_ONLY}:", *(lines[k] for k in rest)] if rest else []
+    if len(first) <= tuning.listing_group_above:
+        return "\n".join([head, *(lines[k] for k in first), *tail])
     parts = [head]
-    for name, keys in group_by_theme(topic, keyed, embedder, vectors):
-        parts += [f"{name}:", *(lines[k] for k in keys)]
-    return "\n".join(parts)
+    for name, group in group_by_theme(topic, {k: keyed[k] for k in first}, embedder, vectors):
+        parts += [f"{name}:", *(lines[k] for k in group)]
+    return "\n".join([*parts, *tail])

@@ -55,6 +55,7 @@ class _AskTrace:
     evidence: list[ev.PaperEvidence] = field(default_factory=list)
     prompt_tokens: int = 0
     found: int | None = None  # papers a listing selected (it shows at most listing_max_papers)
+    likely: int | None = None  # of those, how many are likely on the topic (the first ones)
 
     def lap(self, name: str, since: float) -> float:
         """Record the time since ``since`` under ``name``; returns now, for the next lap."""
@@ -183,7 +184,7 @@ class AnswerChain:
             where = f"(no indexed paper records {where}, so all are searched)"
         elif where:
             where = f"at {where}"
-        run.found = selection.total
+        run.found, run.likely = selection.total, selection.likely
         run.hits = selection.hits[: self.settings.listing_max_papers]
         if not run.hits:
             return _Draft(self._refusal, "abstained")
@@ -196,6 +197,7 @@ class AnswerChain:
             self.retriever.embedder,
             weights,
             found=run.found,
+            likely=run.likely,
             where=where,
             vectors=selection.vectors,
             tuning=self.settings.answer,
@@ -293,6 +295,7 @@ class AnswerChain:
             attribution=[s.to_dict() for s in attribution],
             prompt_tokens=run.prompt_tokens,
             found=None if refused else run.found,
+            likely=None if refused else run.likely,
             revised=draft.streamed is not None and draft.streamed.strip() != checked.text.strip(),
         )
 

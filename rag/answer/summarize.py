@@ -174,7 +174,10 @@ class Summarizer:
         if (venue or year) and not selection.candidates:
             # no paper records the venue/year: all papers
             selection = self.retriever.select_topic(topic, expansions=terms)
-        hits, others = selection.hits[:max_papers], [h.paper for h in selection.hits[max_papers:]]
+        # Only papers likely on the topic are covered; those that only share its vocabulary are named.
+        likely = selection.total if selection.likely is None else selection.likely
+        cover = min(max_papers, likely)
+        hits, others = selection.hits[:cover], [h.paper for h in selection.hits[cover:]]
         timings["select"] = time.perf_counter() - started
         self.progress("selected", len(hits), len(hits))
         keyed = assign_keys(hits)
@@ -191,4 +194,6 @@ class Summarizer:
             # A lead with an uncited statement cannot be traced; the listing lead always can.
             checked = check_citations(self.listing_lead(topic, notes, themes), keyed)
         timings["total"] = time.perf_counter() - started
-        return Summary(topic, checked.text, themes, self.llm.name, invalid, timings, others)
+        summary = Summary(topic, checked.text, themes, self.llm.name, invalid, timings, others)
+        summary.vocabulary_only = selection.total - likely
+        return summary

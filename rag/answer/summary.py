@@ -43,11 +43,19 @@ class Summary:
     invalid_keys: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     others: list[Paper] = field(default_factory=list)  # on the topic, beyond --max-papers: named only
+    # The last this many of ``others`` only share some of the topic's vocabulary (a conference's
+    # long tail, rag/retrieval/topics.py likely_first): named after the rest, never covered.
+    vocabulary_only: int = 0
 
     @property
     def found(self) -> int:
         """How many papers the topic holds: those covered and those only named."""
         return len(self.papers) + len(self.others)
+
+    @property
+    def likely(self) -> int:
+        """How many of them are likely on the topic."""
+        return self.found - self.vocabulary_only
 
     @property
     def papers(self) -> list[PaperNote]:
@@ -77,11 +85,17 @@ class Summary:
                 for n in self.papers
             ]
             lines.append("")
-        if self.others:
-            lines += [f"## {len(self.others)} more papers on this topic (not covered above)", ""]
-            lines += [f"- {md(p.display)} ({md(p.source)}:{p.line})" for p in self.others]
-            lines.append("")
-        covered = f"{len(self.papers)} of {self.found}" if self.others else f"{len(self.papers)}"
+        split = len(self.others) - self.vocabulary_only
+        more = f"{split} more paper{'s' if split != 1 else ''}"
+        for heading, named in [
+            (f"{more} on this topic (not covered above)", self.others[:split]),
+            (f"{self.vocabulary_only} more that share some of its vocabulary", self.others[split:]),
+        ]:
+            if named:
+                lines += [f"## {heading}", ""]
+                lines += [f"- {md(p.display)} ({md(p.source)}:{p.line})" for p in named]
+                lines.append("")
+        covered = f"{len(self.papers)} of {self.likely}" if split else f"{len(self.papers)}"
         covered += " papers"
         lines.append(f"_{covered} · {self.model}_")
         return "\n".join(lines)
@@ -100,6 +114,7 @@ class Summary:
             ],
             "citations": [Citation(n.key, n.paper).to_dict() for n in self.papers],
             "found": self.found,
+            "likely": self.likely,
             "others": [
                 {"id": p.id, "label": p.display, "source": p.source, "line": p.line} for p in self.others
             ],

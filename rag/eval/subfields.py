@@ -21,7 +21,10 @@ from title and abstract (blind to rank, score and keywords). A listing's **judge
 counts its gold papers and, for each quarter, the judged-on share of the sample in it, scaled
 to the quarter's size (a stratified estimate). A paper that listing never held has no judgement
 and counts as off the subfield (the share of such papers is reported: the estimate is exact
-only for listings inside c022789's).
+only for listings inside c022789's). The same sample gives the subfield's **judged count** (gold,
+plus the estimated judged-on papers of that listing), against which the count an answer
+announces ("62 papers likely on X", or the count of an answer that does not say which are
+likely) is compared: the median ratio, and the share of questions within twice the judged count.
 """
 
 from __future__ import annotations
@@ -136,9 +139,31 @@ def judged_precision(listed: set[str], gold: set[str], record: dict[str, Any]) -
     return on / len(listed), len(listed - known) / len(listed)
 
 
+def judged_count(gold: set[str], record: dict[str, Any]) -> float:
+    """How many papers the subfield holds, as judged: its keyword gold and, per quarter of the
+    judged listing, the judged-on share of its sample scaled to the quarter (a lower bound: a
+    paper on the subfield that listing missed is counted only when the authors tagged it)."""
+    on = float(len(gold))
+    for band in record["bands"]:
+        sample = [v for p, v in record["judged"].items() if p in set(band)]
+        if sample:
+            on += len(band) * sum(v == "yes" for v in sample) / len(sample)
+    return on
+
+
 def _mean(values: Sequence[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return statistics.fmean(present) if present else None
+
+
+def _median(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def _within(ratio: float | None) -> float | None:
+    """1.0 when an announced count is within twice the judged count either way."""
+    return None if ratio is None else float(0.5 <= ratio <= 2.0)
 
 
 def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -151,6 +176,8 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "precision": _mean([r["precision"] for r in rows]),
         "judged_precision": _mean([r.get("judged_precision") for r in rows]),
         "judged_questions": sum(r.get("judged_precision") is not None for r in rows),
+        "count_ratio_median": _median([r.get("count_ratio") for r in rows]),
+        "count_within_2x": _mean([_within(r.get("count_ratio")) for r in rows]),
         "unjudged_share": _mean([r.get("unjudged_share") for r in rows]),
         "listed_mean": _mean([float(r["listed"]) for r in rows]),
         "seconds_mean": _mean(seconds),
@@ -212,6 +239,10 @@ def run_subfields(
                 recall, precision = score(listed, gold)
                 sample = judged.get((topic["id"], question))
                 judged_p, unjudged = judged_precision(listed, gold, sample) if sample else (None, None)
+                # The count the answer announces: the papers likely on the topic where it says so.
+                likely = getattr(answer, "likely", None)
+                announced = likely if likely is not None else answer.found
+                ratio = announced / judged_count(gold, sample) if sample and announced else None
                 rows.append(
                     {
                         "id": topic["id"],
@@ -222,6 +253,8 @@ def run_subfields(
                         "precision": precision,
                         "judged_precision": judged_p,
                         "unjudged_share": unjudged,
+                        "announced": announced,
+                        "count_ratio": ratio,
                         "listed": len(listed),
                         "gold": len(gold),
                         "hits": len(listed & gold),

@@ -290,10 +290,12 @@ class Retriever:
         chosen = [rows[i] for i in ranking.order]
         metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in chosen])
         hits, vectors = [], {}
-        for i, (part, pid) in zip(ranking.order, chosen, strict=True):
+        likely = 0
+        for n, (i, (part, pid)) in enumerate(zip(ranking.order, chosen, strict=True)):
             meta = metas.get((part, first_chunk_id(pid)))
             if meta is None:
                 continue  # deleted by an ingest since the table was built
+            likely += n < ranking.likely
             vectors[pid] = matrix[i]
             hits.append(
                 Hit(
@@ -304,7 +306,7 @@ class Retriever:
                     collection=part.store.name,
                 )
             )
-        return TopicSelection(hits, core=ranking.core, candidates=len(rows), vectors=vectors)
+        return TopicSelection(hits, core=ranking.core, candidates=len(rows), vectors=vectors, likely=likely)
 
     @staticmethod
     def _paper_table(part: _Collection) -> PaperTable:

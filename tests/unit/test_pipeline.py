@@ -112,6 +112,24 @@ def test_a_long_listing_is_grouped_into_themes():
     assert 2 <= len(headings) <= 6 and all(h.endswith(":") for h in headings)
 
 
+def test_a_listing_counts_the_papers_likely_on_the_topic_and_lists_the_rest_after_the_themes():
+    from dataclasses import replace
+
+    kinds = ["audio", "images", "video", "text", "code", "models", "datasets", "speech", "3D scenes", "maps"]
+    papers = [paper(f"m{n}", f"We propose a watermarking method for {kind}.") for n, kind in enumerate(kinds)]
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
+    real = chain.retriever.select_topic
+    # As in a conference where only the best seven scored like the subfield (topics.likely_first).
+    chain.retriever.select_topic = lambda *a, **kw: replace(real(*a, **kw), likely=7)
+    answer = chain.ask("Which papers study watermarking?")
+    lines = answer.text.splitlines()
+    assert lines[0] == "7 papers likely on watermarking, and 3 more that share some of its vocabulary:"
+    assert (answer.found, answer.likely) == (10, 7) and len(answer.citations) == 10
+    tail = lines.index("Sharing some of its vocabulary:")
+    assert len(lines) - tail - 1 == 3 and all(line.startswith("- ") for line in lines[tail + 1 :])
+    assert answer.to_dict()["likely"] == 7
+
+
 def test_verification_off_keeps_the_draft_and_only_validates_its_keys():
     model = ScriptedChatModel(replies=["AdaSCALE was trained on Mars [o1][KEY-A]."], prompts=[])
     settings = Settings(llm="openai", verify_answers=False)
@@ -130,6 +148,30 @@ def test_a_topic_no_paper_is_on_gives_an_empty_summary_not_a_crash():
     )
     summary = summarizer.summarize("zzzz qqqq")
     assert summary.themes == [] and "No papers on this topic" in summary.to_markdown()
+
+
+def test_a_summary_covers_only_papers_likely_on_the_topic_and_names_the_others_apart():
+    from dataclasses import replace
+
+    from rag.answer.summarize import Summarizer
+
+    kinds = ["audio", "images", "video", "text", "code", "models"]
+    papers = [paper(f"m{n}", f"We propose a watermarking method for {kind}.") for n, kind in enumerate(kinds)]
+    retriever = FakeRetriever(papers)
+    real = retriever.select_topic
+    retriever.select_topic = lambda *a, **kw: replace(real(*a, **kw), likely=4)
+    summary = Summarizer(Settings(llm="none"), retriever, LLMHandle("none", None, "none")).summarize(
+        "watermarking", max_papers=3
+    )
+    assert len(summary.papers) == 3 and len(summary.others) == 3 and (summary.found, summary.likely) == (6, 4)
+    text = summary.to_markdown()
+    assert "## 1 more paper on this topic (not covered above)" in text
+    assert "## 2 more that share some of its vocabulary" in text and "_3 of 4 papers" in text
+    covered = {n.paper.id for n in summary.papers}
+    summarizer = Summarizer(Settings(llm="none"), retriever, LLMHandle("none", None, "none"))
+    wide = summarizer.summarize("watermarking")
+    assert {n.paper.id for n in wide.papers} >= covered and len(wide.papers) == 4  # never the last two
+    assert wide.to_dict()["likely"] == 4 and "papers on this topic (not covered" not in wide.to_markdown()
 
 
 def test_over_long_or_empty_questions_and_topics_are_one_clear_error_before_any_model_call():

@@ -14,6 +14,7 @@ import pytest
 
 import rag
 from rag.eval.subfields import (
+    judged_count,
     judged_precision,
     load_judged,
     load_topics,
@@ -118,6 +119,7 @@ def test_judged_precision_scales_each_quarters_sample_to_the_quarter_and_counts_
     # Only the judged-off paper of quarter one kept, and one paper no listing before held.
     assert judged_precision({"g1", "x2", "z9"}, gold, record) == (1 / 3, 1 / 3)
     assert judged_precision(set(), gold, record) == (None, 0.0)
+    assert judged_count(gold, record) == 2 + 4 * 1 / 2  # the subfield as judged: gold, then 2 of quarter one
 
 
 @pytest.mark.parametrize("split", ["dev", "test"])

@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from rag.retrieval.topics import rank_topic, selected, topic_parts
+from rag.retrieval.topics import likely_first, rank_topic, selected, topic_parts
 from rag.settings import Settings, TopicSettings
 from rag.text import lexical_sequence
 
@@ -95,6 +95,22 @@ def test_in_a_conference_a_tight_core_also_takes_papers_scoring_half_its_first_q
     assert 5 in order and 6 not in order  # 11 is over half of 21, 9 is not
     off = selected(score, core, z_topic, tuning=Settings(topic_floor_share=1.0).topics)
     assert 5 not in off and len(off) == 5
+
+
+def test_in_a_conference_core_papers_and_the_top_scorers_come_first_as_likely_and_the_rest_follow():
+    rng = np.random.default_rng(1)
+    score = np.concatenate([[30.0, 3.0, 25.0, 24.0, 23.0], [22.0, 9.0, 8.5], rng.normal(0.0, 1.0, 392)])
+    core = np.zeros(len(score), dtype=bool)
+    core[:5] = True  # one core paper (3.0) scores below two papers outside the core
+    order = np.array([0, 2, 3, 4, 5, 6, 7, 1])  # as selected: best first
+    ranked, likely = likely_first(order, score, core, tuning=TUNING)
+    # 97th percentile of 400 scores: the twelfth best, about 1.9; 8.5 and 9 are above it too
+    assert likely == 8 and list(ranked) == [0, 2, 3, 4, 5, 6, 7, 1]
+    strict = Settings(topic_likely_percentile=98.75).topics  # the bar: between 9 and 22
+    ranked, likely = likely_first(order, score, core, tuning=strict)
+    assert likely == 6 and list(ranked) == [0, 2, 3, 4, 5, 1, 6, 7]  # the core paper first
+    small = score[:8]  # a short list is never split
+    assert likely_first(order, small, core[:8], tuning=strict) == (order, 8)
 
 
 def test_topic_parts_split_alternatives_and_borrow_the_head_noun():
