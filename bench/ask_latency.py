@@ -46,6 +46,12 @@ QUESTIONS = [
 ]
 
 
+def prompt_median(rows: list[dict]) -> float | None:
+    """The median answer prompt over the questions that sent one (a listing or an abstention sends none)."""
+    sent = [r["prompt_tokens"] for r in rows if r["prompt_tokens"]]
+    return statistics.median(sent) if sent else None
+
+
 def measure(llm: str) -> dict:
     """Ask the ten questions with one LLM setting; one line per question, then the summary."""
     settings = load_settings().replace(llm=llm)
@@ -69,7 +75,7 @@ def measure(llm: str) -> dict:
         "first_token_p95_s": round(percentile(firsts, 0.95), 2),
         "total_median_s": round(statistics.median(totals), 2),
         "total_p95_s": round(percentile(totals, 0.95), 2),
-        "prompt_tokens_median": statistics.median(r["prompt_tokens"] for r in rows),
+        "prompt_tokens_median": prompt_median(rows),
         "rows": rows,
     }
 
@@ -124,7 +130,7 @@ def measure_processes(kind: str) -> dict:
         "first_token_p95_s": round(percentile(firsts, 0.95), 2),
         "total_median_s": round(statistics.median(totals), 2),
         "total_p95_s": round(percentile(totals, 0.95), 2),
-        "prompt_tokens_median": statistics.median(r["prompt_tokens"] for r in rows if r["prompt_tokens"]),
+        "prompt_tokens_median": prompt_median(rows),
         "rows": rows,
     }
 

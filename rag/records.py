@@ -177,7 +177,7 @@ class Answer:
             "retrieved": [h.to_dict() for h in self.retrieved],
             "model": self.model,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
-            "prompt_tokens": self.prompt_tokens,  # the answer prompt, system text included (0: no model call)
+            "prompt_tokens": self.prompt_tokens,  # the answer prompt in cl100k tokens (0: none was sent)
         }
 
 

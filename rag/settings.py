@@ -315,7 +315,7 @@ class TopicSettings(_Group):
     likely_percentile: float = setting(
         97.0,
         "in a conference, a selected paper is likely on the topic when it is in the core or scores "
-        "above this percentile of the collection's papers; the rest are listed after them as only "
+        "at or above this percentile of the collection's papers; the rest are listed after them as only "
         "sharing some of its vocabulary (0: every selected paper counts as likely)",
         low=0.0,
         high=100.0,

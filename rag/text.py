@@ -193,6 +193,17 @@ def markdown_literal(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", printable(text))
 
 
+def papers_count(n: int, more: bool = False) -> str:
+    """ "1 paper", "3 papers", "1 more paper": the counts listings and summaries announce."""
+    return f"{n}{' more' if more else ''} paper{'' if n == 1 else 's'}"
+
+
+def share_vocabulary(n: int) -> str:
+    """ "and 1 more that shares some of its vocabulary": the count of a listing's papers beyond
+    the likely ones (rag/retrieval/topics.py likely_first), verb in agreement."""
+    return f"{n} more that {'shares' if n == 1 else 'share'} some of its vocabulary"
+
+
 def normalized(text: str) -> str:
     """Lower-case words only, for comparing phrasings ("The papers here ..." vs "the papers here")."""
     return re.sub(r"[\W_]+", " ", text).strip().lower()

@@ -14,6 +14,8 @@ the eval scores answers with.
 
 from __future__ import annotations
 
+import re
+
 from rag.records import Paper
 from rag.text import (
     acronym_singular,
@@ -26,28 +28,38 @@ from rag.text import (
     without_keys,
 )
 
+# "2nd", "3rd": letters with digits, but an order, not a name's version or size.
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)", re.I)
+
+
+def _figures_of(papers: list[Paper]) -> set[str]:
+    """Every number the papers' titles and abstracts write."""
+    return numbers_in(plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers)))
+
 
 def invented_figures(answer: str, question: str, papers: list[Paper]) -> str | None:
     """Why ``answer`` states figures no paper (nor the question) has, or None when it does not."""
-    context = plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers))
-    invented = numbers_in(plain_text(without_keys(answer))) - numbers_in(context) - numbers_in(question)
+    invented = numbers_in(plain_text(without_keys(answer))) - _figures_of(papers) - numbers_in(question)
     return f"figures found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 
 def unmet_figures(question: str, papers: list[Paper]) -> str | None:
-    """Why an answer resting on ``papers`` cannot answer ``question``, or None: the question asks
-    about a figure (a number, or one inside a model's name: "at 95% recall", "on Llama-3-8B")
-    that none of them writes. Their figures then describe another setting, and an answer from
+    """Why an answer resting on ``papers`` cannot answer ``question``, or None: the question names
+    a model or setting by its size or version ("on Llama-3-8B", "GPT-5", "the 7B model") and none
+    of them writes those figures. Their figures then describe another model, and an answer from
     them is a near miss however well each of its sentences is supported.
 
     The question's figures are exempt from :func:`invented_figures` (an answer may repeat them);
-    this is the other half: they must be somewhere in what the answer cites.
+    this is the other half for those inside a name. Other figures of a question are not asked of
+    the papers: a threshold ("by more than 20%?"), a venue's year ("the ICML 2026 paper"), an
+    order ("2nd") or a number in another language's notation ("14,94 %") is not a setting.
     """
     if not papers:
         return None
-    context = plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers))
-    unmet = numbers_in(plain_text(question)) - numbers_in(context)
-    return f"the cited papers never write {', '.join(sorted(unmet))} from the question" if unmet else None
+    written = _figures_of(papers)
+    named = [n for n in coined_names(question) if numbers_in(n) and not _ORDINAL.fullmatch(n)]
+    unmet = sorted(n for n in named if not numbers_in(n) <= written)
+    return f"the cited papers never write the figures of {', '.join(unmet)}" if unmet else None
 
 
 def invented_names(answer: str, papers: list[Paper]) -> str | None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from rag.answer.evidence import PaperEvidence, cite, gather
 from rag.answer.themes import group_by_theme
 from rag.retrieval.relevance import TermWeights
+from rag.text import papers_count, share_vocabulary
 
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
@@ -53,15 +54,14 @@ def listing_head(
     topic: str, shown: int, found: int | None = None, where: str = "", likely: int | None = None
 ) -> str:
     """ "81 papers on graph neural networks at ICLR 2024 (showing 30; --all or -n N shows more):",
-    or, when only the first ``likely`` of them are likely on it, "62 papers likely on graph neural
-    networks at ICLR 2022, and 136 more that share some of its vocabulary (...):" """
+    or, when only the first ``likely`` of them are likely on it, "79 papers likely on GNN at ICLR
+    2022, and 119 more that share some of its vocabulary (...):" """
     found = shown if found is None else found
     place = f" {where}" if where else ""
-    if likely is not None and likely < found:
-        head = f"{likely} paper{'s' if likely != 1 else ''} likely on {topic}{place}, "
-        head += f"and {found - likely} more that share some of its vocabulary"
+    if likely and likely < found:
+        head = f"{papers_count(likely)} likely on {topic}{place}, and {share_vocabulary(found - likely)}"
     else:
-        head = f"{found} paper{'s' if found != 1 else ''} on {topic}{place}"
+        head = f"{papers_count(found)} on {topic}{place}"
     if found > shown:
         head += f" (showing the {shown} closest; --all or -n N shows more)"
     return head + ":"
@@ -91,11 +91,15 @@ def listing_answer(
     lines = {e.key: _line(e) for e in evidence}
     head = listing_head(topic, len(keyed), found, where, likely)
     keys = list(keyed)
-    first, rest = (keys, []) if likely is None else (keys[:likely], keys[likely:])
-    tail = [f"{VOCABULARY_ONLY}:", *(lines[k] for k in rest)] if rest else []
+    first, rest = (keys[:likely], keys[likely:]) if likely else (keys, [])
+
+    def shown(group: list[str]) -> list[str]:
+        return [lines[k] for k in group if k in lines]  # a paper with no sentence has no line
+
+    tail = [f"{VOCABULARY_ONLY}:", *shown(rest)] if rest else []
     if len(first) <= tuning.listing_group_above:
-        return "\n".join([head, *(lines[k] for k in first), *tail])
+        return "\n".join([head, *shown(first), *tail])
     parts = [head]
     for name, group in group_by_theme(topic, {k: keyed[k] for k in first}, embedder, vectors):
-        parts += [f"{name}:", *(lines[k] for k in group)]
+        parts += [f"{name}:", *shown(group)]
     return "\n".join([*parts, *tail])

@@ -175,7 +175,7 @@ class Summarizer:
             # no paper records the venue/year: all papers
             selection = self.retriever.select_topic(topic, expansions=terms)
         # Only papers likely on the topic are covered; those that only share its vocabulary are named.
-        likely = selection.total if selection.likely is None else selection.likely
+        likely = selection.likely or selection.total
         cover = min(max_papers, likely)
         hits, others = selection.hits[:cover], [h.paper for h in selection.hits[cover:]]
         timings["select"] = time.perf_counter() - started

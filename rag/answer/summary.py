@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.records import Citation, Paper
-from rag.text import KEY_GROUP, markdown_literal, plain_text
+from rag.text import KEY_GROUP, markdown_literal, papers_count, plain_text, share_vocabulary
 
 
 @dataclass
@@ -86,10 +86,9 @@ class Summary:
             ]
             lines.append("")
         split = len(self.others) - self.vocabulary_only
-        more = f"{split} more paper{'s' if split != 1 else ''}"
         for heading, named in [
-            (f"{more} on this topic (not covered above)", self.others[:split]),
-            (f"{self.vocabulary_only} more that share some of its vocabulary", self.others[split:]),
+            (f"{papers_count(split, more=True)} on this topic (not covered above)", self.others[:split]),
+            (share_vocabulary(self.vocabulary_only), self.others[split:]),
         ]:
             if named:
                 lines += [f"## {heading}", ""]

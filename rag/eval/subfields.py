@@ -123,8 +123,9 @@ def load_judged(path: Path | None = None) -> dict[tuple[str, str], dict[str, Any
 
 def judged_precision(listed: set[str], gold: set[str], record: dict[str, Any]) -> tuple[float | None, float]:
     """(judged precision, share of the listing without a judgement) of one listing; see the module
-    docstring. Each judged paper stands for its quarter's papers outside gold: a quarter of 60 with
-    four judged, one on the subfield, counts 15 on it if the listing holds all four."""
+    docstring. The papers a listing holds of a quarter count as on the subfield at the judged-yes
+    rate of the quarter's sample among those it holds (a quarter of 60 listed whole, four judged,
+    one yes: 15), or of the whole sample when it holds none of the judged ones."""
     if not listed:
         return None, 0.0
     on = float(len(listed & gold))
@@ -133,9 +134,9 @@ def judged_precision(listed: set[str], gold: set[str], record: dict[str, Any]) -
         members = set(band)
         known |= members
         sample = {p: v for p, v in record["judged"].items() if p in members}
-        if sample:
-            weight = len(members) / len(sample)
-            on += weight * sum(v == "yes" for p, v in sample.items() if p in listed)
+        held = {p: v for p, v in sample.items() if p in listed} or sample
+        if held:
+            on += len(members & listed) * sum(v == "yes" for v in held.values()) / len(held)
     return on / len(listed), len(listed - known) / len(listed)
 
 
@@ -177,7 +178,7 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "judged_precision": _mean([r.get("judged_precision") for r in rows]),
         "judged_questions": sum(r.get("judged_precision") is not None for r in rows),
         "count_ratio_median": _median([r.get("count_ratio") for r in rows]),
-        "count_within_2x": _mean([_within(r.get("count_ratio")) for r in rows]),
+        "count_within_2x": _mean([r.get("count_within_2x") for r in rows]),
         "unjudged_share": _mean([r.get("unjudged_share") for r in rows]),
         "listed_mean": _mean([float(r["listed"]) for r in rows]),
         "seconds_mean": _mean(seconds),
@@ -240,9 +241,11 @@ def run_subfields(
                 sample = judged.get((topic["id"], question))
                 judged_p, unjudged = judged_precision(listed, gold, sample) if sample else (None, None)
                 # The count the answer announces: the papers likely on the topic where it says so.
-                likely = getattr(answer, "likely", None)
-                announced = likely if likely is not None else answer.found
+                likely = getattr(answer, "likely", None)  # older checkouts have neither field
+                announced = likely if likely is not None else getattr(answer, "found", None)
                 ratio = announced / judged_count(gold, sample) if sample and announced else None
+                # An answer that announced no count is not within twice the judged one.
+                within = None if not sample else _within(ratio) if ratio is not None else 0.0
                 rows.append(
                     {
                         "id": topic["id"],
@@ -255,6 +258,7 @@ def run_subfields(
                         "unjudged_share": unjudged,
                         "announced": announced,
                         "count_ratio": ratio,
+                        "count_within_2x": within,
                         "listed": len(listed),
                         "gold": len(gold),
                         "hits": len(listed & gold),

@@ -177,7 +177,8 @@ def topic_of(text: str) -> str:
 
 
 def papers_on(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:
-    """Every paper on ``topic`` (up to ``max_papers``), best first: not a fixed k.
+    """Every paper on ``topic`` (up to ``max_papers``), those likely on it first, each part best
+    first (see :func:`rag.retrieval.topics.likely_first`): not a fixed k.
 
     Selection is :mod:`rag.retrieval.topics` (the topic's core, its neighbourhood, a stop taken from
     the topic's own scores), over every paper of the collections searched.

@@ -290,12 +290,12 @@ class Retriever:
         chosen = [rows[i] for i in ranking.order]
         metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in chosen])
         hits, vectors = [], {}
-        likely = 0
+        likely, limit = 0, len(chosen) if ranking.likely is None else ranking.likely
         for n, (i, (part, pid)) in enumerate(zip(ranking.order, chosen, strict=True)):
             meta = metas.get((part, first_chunk_id(pid)))
             if meta is None:
                 continue  # deleted by an ingest since the table was built
-            likely += n < ranking.likely
+            likely += n < limit
             vectors[pid] = matrix[i]
             hits.append(
                 Hit(
@@ -306,7 +306,9 @@ class Retriever:
                     collection=part.store.name,
                 )
             )
-        return TopicSelection(hits, core=ranking.core, candidates=len(rows), vectors=vectors, likely=likely)
+        return TopicSelection(
+            hits, core=ranking.core, candidates=len(rows), vectors=vectors, likely=likely or None
+        )
 
     @staticmethod
     def _paper_table(part: _Collection) -> PaperTable:

@@ -318,11 +318,11 @@ def likely_first(
     The stop is set for recall: in a conference it lists, on average, six times as many papers
     as the authors' keywords tag. A blind judged sample of what it lists beyond them (dev,
     eval/subfields-judged.jsonl) found the last three quarters of a long listing almost all off
-    the subfield, so its length was no answer to "how many papers are on X?" (a median 4.7 times
-    the judged count). A subfield is a small part of a conference: a core paper, or one scoring
-    above ``topic_likely_percentile`` of the collection, is likely on it (counts within twice the
-    judged count for 84% of dev topics, from 25%); the rest stay listed after them, as papers that
-    share some of its vocabulary. A short list and a small core are not split.
+    the subfield, so its length was no answer to "how many papers are on X?" (several times the
+    judged count). A subfield is a small part of a conference: a core paper, or one scoring at
+    or above ``topic_likely_percentile`` of the collection, is likely on it; the rest stay
+    listed after them, as papers that share some of its vocabulary (figures: README, "Subfield
+    listings, fifth round"). A short list and a small core are not split.
     """
     import numpy as np
 
@@ -341,7 +341,7 @@ class Ranking:
     score: np.ndarray
     similarity: np.ndarray
     core: int
-    likely: int = 0  # the first ``likely`` of ``order`` are likely on the topic (see :func:`likely_first`)
+    likely: int | None = None  # the first this many of ``order`` are likely on the topic (None: all)
 
 
 # Acronyms of ML subfields as the field writes them, for a topic written with one that the

@@ -117,7 +117,9 @@ def test_a_listing_counts_the_papers_likely_on_the_topic_and_lists_the_rest_afte
 
     kinds = ["audio", "images", "video", "text", "code", "models", "datasets", "speech", "3D scenes", "maps"]
     papers = [paper(f"m{n}", f"We propose a watermarking method for {kind}.") for n, kind in enumerate(kinds)]
-    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
+    # Seven likely papers are grouped into themes (more than four), the other three follow them.
+    settings = Settings(llm="none", listing_group_above=4)
+    chain = AnswerChain(settings, FakeRetriever(papers), LLMHandle("none", None, "none"))
     real = chain.retriever.select_topic
     # As in a conference where only the best seven scored like the subfield (topics.likely_first).
     chain.retriever.select_topic = lambda *a, **kw: replace(real(*a, **kw), likely=7)
@@ -126,8 +128,14 @@ def test_a_listing_counts_the_papers_likely_on_the_topic_and_lists_the_rest_afte
     assert lines[0] == "7 papers likely on watermarking, and 3 more that share some of its vocabulary:"
     assert (answer.found, answer.likely) == (10, 7) and len(answer.citations) == 10
     tail = lines.index("Sharing some of its vocabulary:")
+    themes = [line for line in lines[1:tail] if not line.startswith("- ")]
+    assert len(themes) >= 2 and sum(line.startswith("- ") for line in lines[1:tail]) == 7
     assert len(lines) - tail - 1 == 3 and all(line.startswith("- ") for line in lines[tail + 1 :])
     assert answer.to_dict()["likely"] == 7
+    chain.retriever.select_topic = lambda *a, **kw: replace(real(*a, **kw), likely=9)
+    assert chain.ask("Which papers study watermarking?").text.startswith(
+        "9 papers likely on watermarking, and 1 more that shares some of its vocabulary:"
+    )
 
 
 def test_verification_off_keeps_the_draft_and_only_validates_its_keys():
@@ -253,21 +261,24 @@ def test_a_draft_naming_a_benchmark_no_paper_writes_is_withheld_even_when_the_qu
 
 def test_a_draft_from_papers_that_never_write_the_questions_model_size_is_withheld_as_a_near_miss():
     # The paper reports its detector on a 7B model; the question asks about a 70B one.
-    probe = paper("p1", "ProbeGuard detects backdoors with an AUC of 94.3 on Qwen-7B.")
+    probe = paper("p1", "ProbeGuard detects backdoors with an AUC of 94.3 on Qwen-7B across 12 tasks.")
     reply = "ProbeGuard reaches an AUC of 94.3 [p1]."
-    for asked, withheld in [
-        ("What AUC does ProbeGuard reach on Llama-70B?", True),
-        ("What AUC does ProbeGuard reach on Qwen-7B?", False),
-    ]:
+    asked = {
+        "What AUC does ProbeGuard reach on Llama-70B?": "the cited papers never write the figures of "
+        "Llama-70B",
+        "What AUC does ProbeGuard reach on Qwen-7B?": None,
+        # Figures that are not a model's size or version are not asked of the paper.
+        "Does ProbeGuard reach an AUC above 90 in the ICML 2026 paper?": None,
+        "Is ProbeGuard the 2nd detector to reach an AUC of 94,3 on 12 tasks?": None,
+    }
+    for question, withheld in asked.items():
         model = ScriptedChatModel(replies=[reply, "yes"], prompts=[])
-        chain = AnswerChain(
-            Settings(llm="openai"), FakeRetriever([probe, *PAPERS]), LLMHandle("openai", model, "scripted")
-        )
-        answer = chain.ask(asked)
+        handle = LLMHandle("openai", model, "scripted")
+        answer = AnswerChain(Settings(llm="openai"), FakeRetriever([probe, *PAPERS]), handle).ask(question)
         if withheld:
-            assert answer.abstained and answer.withheld == "the cited papers never write 70 from the question"
+            assert answer.abstained and answer.withheld == withheld, question
         else:
-            assert answer.mode == "generated" and answer.withheld is None and "94.3" in answer.text
+            assert answer.mode == "generated" and answer.withheld is None and "94.3" in answer.text, question
 
 
 def test_a_draft_writing_an_acronym_in_the_plural_is_not_withheld_for_it():

@@ -118,6 +118,10 @@ def test_judged_precision_scales_each_quarters_sample_to_the_quarter_and_counts_
     assert judged_precision({"g1", "g2", "x1", "x2", "x3", "x4", "y1", "y2"}, gold, record) == (4 / 8, 0.0)
     # Only the judged-off paper of quarter one kept, and one paper no listing before held.
     assert judged_precision({"g1", "x2", "z9"}, gold, record) == (1 / 3, 1 / 3)
+    # Part of a quarter: the judged papers it holds set the rate (never above 1).
+    assert judged_precision({"x1"}, set(), record) == (1.0, 0.0)
+    assert judged_precision({"x1", "x3"}, set(), record) == (1.0, 0.0)
+    assert judged_precision({"x3", "x4"}, set(), record) == (1 / 2, 0.0)  # none judged: the quarter's rate
     assert judged_precision(set(), gold, record) == (None, 0.0)
     assert judged_count(gold, record) == 2 + 4 * 1 / 2  # the subfield as judged: gold, then 2 of quarter one
 

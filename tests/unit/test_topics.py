@@ -110,7 +110,12 @@ def test_in_a_conference_core_papers_and_the_top_scorers_come_first_as_likely_an
     ranked, likely = likely_first(order, score, core, tuning=strict)
     assert likely == 6 and list(ranked) == [0, 2, 3, 4, 5, 1, 6, 7]  # the core paper first
     small = score[:8]  # a short list is never split
-    assert likely_first(order, small, core[:8], tuning=strict) == (order, 8)
+    ranked, likely = likely_first(order, small, core[:8], tuning=strict)
+    assert np.array_equal(ranked, order) and likely == 8
+    few = np.zeros(len(score), dtype=bool)
+    few[:2] = True  # a core too small to learn from: the selection is not split either
+    ranked, likely = likely_first(order, score, few, tuning=strict)
+    assert np.array_equal(ranked, order) and likely == 8
 
 
 def test_topic_parts_split_alternatives_and_borrow_the_head_noun():
