@@ -1,14 +1,14 @@
 """Check a generated answer against the context before it is shown as grounded.
 
-Three failure modes of small models are cheap to detect without another model: a figure that
+Four failure modes of small models are cheap to detect without another model: a figure that
 appears in no retrieved abstract (and not in the question) is invented; a coined name (a method,
 model or benchmark: AgentPoison, GPT-5, MMLU) that no retrieved paper writes is invented too, even
 when the question names it, since repeating the question's benchmark is how a small model answers
 a near miss ("X lowers the attack rate on AgentPoison by 50%" from a paper that reports 50% on
-something else); an answer whose cited papers never write a figure the question asks about
-("... on Llama-3-8B?" answered from a paper that reports Qwen-7B) is about another setting; and
-an answer none of whose sentences is supported by any abstract is not drawn
-from the papers. Either way the draft is withheld, saying why. The check is the same lexical judge
+something else); an answer whose cited papers never write the figures of a model or setting the
+question names ("... on Llama-3-8B?" answered from a paper that reports Qwen-7B) is about another
+setting; and an answer none of whose sentences is supported by any abstract is not drawn from the
+papers. Either way the draft is withheld, saying why. The check is the same lexical judge
 the eval scores answers with.
 """
 
@@ -28,13 +28,30 @@ from rag.text import (
     without_keys,
 )
 
-# "2nd", "3rd": letters with digits, but an order, not a name's version or size.
-_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)", re.I)
-
 
 def _figures_of(papers: list[Paper]) -> set[str]:
     """Every number the papers' titles and abstracts write."""
     return numbers_in(plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers)))
+
+
+# A model or setting named with its size or version: a name that starts with letters and holds
+# digits (Llama-3.1-8B, Qwen2.5-1.5B, GPT-4o, ImageNet-1k) or a bare size (7B, 1.5B, 125M).
+# Digit-led tokens are thresholds, units or orders ("2x", "24GB", "2nd", "1st-order", "3D").
+_SETTING = re.compile(r"(?<![\w.\-])(?:[A-Za-z][A-Za-z0-9.\-]*\d[A-Za-z0-9.\-]*|\d+(?:\.\d+)?[BM](?![\w.]))")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _settings_named(question: str) -> list[tuple[str, str, list[str]]]:
+    """(name, its leading letters, its digit runs) for each model or setting ``question`` names by
+    a figure; a venue's year ("ICML2026", "ICLR-2024") and a name of one letter ("v2") are not."""
+    named = []
+    for token in _SETTING.findall(plain_text(question)):
+        token = token.rstrip(".-")
+        base = re.match(r"[A-Za-z]*", token).group()
+        digits = re.findall(r"\d+", token)
+        if digits and not any(_YEAR.fullmatch(d) for d in digits) and len(base) != 1:
+            named.append((token, base, digits))
+    return named
 
 
 def invented_figures(answer: str, question: str, papers: list[Paper]) -> str | None:
@@ -50,16 +67,23 @@ def unmet_figures(question: str, papers: list[Paper]) -> str | None:
     them is a near miss however well each of its sentences is supported.
 
     The question's figures are exempt from :func:`invented_figures` (an answer may repeat them);
-    this is the other half for those inside a name. Other figures of a question are not asked of
-    the papers: a threshold ("by more than 20%?"), a venue's year ("the ICML 2026 paper"), an
-    order ("2nd") or a number in another language's notation ("14,94 %") is not a setting.
+    this is the other half for those of a name. Digit runs are compared ("Qwen2.5-1.5B" needs 2, 5
+    and 1 somewhere in the papers), and a name the papers also write bare passes ("ImageNet-1k"
+    asked, "ImageNet" written). Other figures of a question are not asked of the papers: a
+    threshold ("by more than 20%?", "2x"), a venue's year, an order ("2nd") or a number in
+    another language's notation ("14,94 %") is not a setting.
     """
     if not papers:
         return None
-    written = _figures_of(papers)
-    named = [n for n in coined_names(question) if numbers_in(n) and not _ORDINAL.fullmatch(n)]
-    unmet = sorted(n for n in named if not numbers_in(n) <= written)
-    return f"the cited papers never write the figures of {', '.join(unmet)}" if unmet else None
+    text = plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers))
+    written = set(re.findall(r"\d+", text))
+    unmet = [
+        name
+        for name, base, digits in _settings_named(question)
+        if not set(digits) <= written
+        and not (base and re.search(rf"(?<![\w\-]){re.escape(base)}(?![\w\-])", text, re.I))
+    ]
+    return f"the cited papers never write the figures of {', '.join(sorted(unmet))}" if unmet else None
 
 
 def invented_names(answer: str, papers: list[Paper]) -> str | None:

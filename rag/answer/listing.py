@@ -94,7 +94,8 @@ def listing_answer(
     first, rest = (keys[:likely], keys[likely:]) if likely else (keys, [])
 
     def shown(group: list[str]) -> list[str]:
-        return [lines[k] for k in group if k in lines]  # a paper with no sentence has no line
+        # No paper had a sentence (gather returns nothing): each is still listed by its name.
+        return [lines.get(k) or f"- {keyed[k].display} [{k}]" for k in group]
 
     tail = [f"{VOCABULARY_ONLY}:", *shown(rest)] if rest else []
     if len(first) <= tuning.listing_group_above:

@@ -18,8 +18,9 @@ keyword precision here is a lower bound. ``eval/subfields-judged.jsonl`` sees pa
 topic's first phrasing, the papers outside gold that the listing at commit c022789 held, by
 quarter of its ranking, and a random sample of four per quarter judged on or off the subfield
 from title and abstract (blind to rank, score and keywords). A listing's **judged precision**
-counts its gold papers and, for each quarter, the judged-on share of the sample in it, scaled
-to the quarter's size (a stratified estimate). A paper that listing never held has no judgement
+counts its gold papers and, for each quarter, the papers it holds of the quarter at the
+judged-on rate of the sampled papers it holds (of the whole sample when it holds none of them):
+a stratified estimate. A paper that listing never held has no judgement
 and counts as off the subfield (the share of such papers is reported: the estimate is exact
 only for listings inside c022789's). The same sample gives the subfield's **judged count** (gold,
 plus the estimated judged-on papers of that listing), against which the count an answer
@@ -244,8 +245,10 @@ def run_subfields(
                 likely = getattr(answer, "likely", None)  # older checkouts have neither field
                 announced = likely if likely is not None else getattr(answer, "found", None)
                 ratio = announced / judged_count(gold, sample) if sample and announced else None
-                # An answer that announced no count is not within twice the judged one.
-                within = None if not sample else _within(ratio) if ratio is not None else 0.0
+                # An answer that announced no count is not within twice the judged one; a checkout
+                # whose answers carry no count at all is not measured.
+                counted = hasattr(answer, "found")
+                within = None if not (sample and counted) else _within(ratio) if ratio is not None else 0.0
                 rows.append(
                     {
                         "id": topic["id"],

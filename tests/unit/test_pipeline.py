@@ -138,6 +138,19 @@ def test_a_listing_counts_the_papers_likely_on_the_topic_and_lists_the_rest_afte
     )
 
 
+def test_a_listing_of_papers_without_abstract_sentences_names_each_paper():
+    from rag.answer.listing import listing_answer
+    from rag.retrieval.relevance import TermWeights
+    from rag.settings import AnswerSettings, RetrievalSettings
+
+    keyed = {"k1": paper("a1", ""), "k2": paper("a2", "")}
+    weights = TermWeights.from_counts(["watermark"], {"watermark": 1}, 10, RetrievalSettings())
+    text = listing_answer(
+        "Which papers study watermarking?", "watermarking", keyed, None, weights, tuning=AnswerSettings()
+    )
+    assert text.splitlines() == ["2 papers on watermarking:", "- a1 [k1]", "- a2 [k2]"]
+
+
 def test_verification_off_keeps_the_draft_and_only_validates_its_keys():
     model = ScriptedChatModel(replies=["AdaSCALE was trained on Mars [o1][KEY-A]."], prompts=[])
     settings = Settings(llm="openai", verify_answers=False)
@@ -261,12 +274,17 @@ def test_a_draft_naming_a_benchmark_no_paper_writes_is_withheld_even_when_the_qu
 
 def test_a_draft_from_papers_that_never_write_the_questions_model_size_is_withheld_as_a_near_miss():
     # The paper reports its detector on a 7B model; the question asks about a 70B one.
-    probe = paper("p1", "ProbeGuard detects backdoors with an AUC of 94.3 on Qwen-7B across 12 tasks.")
+    text = "ProbeGuard finds backdoors (AUC 94.3) on Qwen-7B and Qwen2.5-1.5B in 12 ImageNet tasks."
+    probe = paper("p1", text)
     reply = "ProbeGuard reaches an AUC of 94.3 [p1]."
     asked = {
         "What AUC does ProbeGuard reach on Llama-70B?": "the cited papers never write the figures of "
         "Llama-70B",
         "What AUC does ProbeGuard reach on Qwen-7B?": None,
+        "What AUC does ProbeGuard reach on Qwen2.5-1.5B?": None,  # a version's decimals are kept
+        "What AUC does ProbeGuard reach on ImageNet-1k?": None,  # the papers write the name bare
+        "What AUC does ProbeGuard reach with the 70B model?": "the cited papers never write the figures "
+        "of 70B",
         # Figures that are not a model's size or version are not asked of the paper.
         "Does ProbeGuard reach an AUC above 90 in the ICML 2026 paper?": None,
         "Is ProbeGuard the 2nd detector to reach an AUC of 94,3 on 12 tasks?": None,
