@@ -29,9 +29,9 @@ from rag.text import (
 )
 
 
-def _figures_of(papers: list[Paper]) -> set[str]:
-    """Every number the papers' titles and abstracts write."""
-    return numbers_in(plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers)))
+def _text_of(papers: list[Paper]) -> str:
+    """The papers' titles and abstracts as plain text: what an answer may rest on."""
+    return plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers))
 
 
 # A model or setting named with its size or version: a name that starts with letters and holds
@@ -56,7 +56,8 @@ def _settings_named(question: str) -> list[tuple[str, str, list[str]]]:
 
 def invented_figures(answer: str, question: str, papers: list[Paper]) -> str | None:
     """Why ``answer`` states figures no paper (nor the question) has, or None when it does not."""
-    invented = numbers_in(plain_text(without_keys(answer))) - _figures_of(papers) - numbers_in(question)
+    given = numbers_in(_text_of(papers)) | numbers_in(question)
+    invented = numbers_in(plain_text(without_keys(answer))) - given
     return f"figures found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 
@@ -75,7 +76,7 @@ def unmet_figures(question: str, papers: list[Paper]) -> str | None:
     """
     if not papers:
         return None
-    text = plain_text(" ".join(f"{p.title} {p.abstract}" for p in papers))
+    text = _text_of(papers)
     written = set(re.findall(r"\d+", text))
     unmet = [
         name
