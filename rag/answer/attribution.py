@@ -52,6 +52,11 @@ class Attributed:
     text: str
     sentences: list[SentenceSource] = field(default_factory=list)
 
+    def cited(self, context: dict) -> list[Paper]:
+        """The papers the rebuilt answer rests on: the keys of its kept sentences, in order."""
+        kept = (k for s in self.sentences if s.status != "unsupported" for k in s.keys)
+        return [context[k] for k in dict.fromkeys(kept) if k in context]
+
     def invalid(self, context: dict) -> list[str]:
         """Keys the model wrote that name no paper in the context (replaced or removed)."""
         return list(dict.fromkeys(k for s in self.sentences for k in s.given if k not in context))

@@ -615,11 +615,12 @@ def _context(stems: str, word: str) -> set[str]:
     """The content words within :data:`_ANCHOR_WINDOW` words of each use of ``word`` (a whole
     stem, or two: "fall short"; "moreover" is no "more") in ``stems`` (:func:`_stems` output)."""
     words, parts = stems.split(), word.split()
+    no_anchor = stems_of(_NO_ANCHOR)
     near: set[str] = set()
     for i in range(len(words) - len(parts) + 1):
         if words[i : i + len(parts)] == parts:
             window = words[max(0, i - _ANCHOR_WINDOW) : i + len(parts) + _ANCHOR_WINDOW]
-            near.update(w for w in window if len(w) > 2 and w not in stems_of(_NO_ANCHOR))
+            near.update(w for w in window if len(w) > 2 and w not in no_anchor)
     return near - set(parts)
 
 

@@ -262,8 +262,7 @@ class AnswerChain:
         if withheld is None and not attributed.text:
             withheld = "no sentence of the draft is supported by a retrieved paper"
         if withheld is None:
-            cited = [c.paper for c in check_citations(attributed.text, run.context).citations]
-            withheld = unmet_figures(asked, cited)
+            withheld = unmet_figures(asked, attributed.cited(run.context))
         if withheld is None and not ev.names_what_is_asked(attributed.text, asked, run.evidence):
             withheld = "the draft does not name what the question asks for"
         if withheld:

@@ -194,6 +194,6 @@ class Summarizer:
             # A lead with an uncited statement cannot be traced; the listing lead always can.
             checked = check_citations(self.listing_lead(topic, notes, themes), keyed)
         timings["total"] = time.perf_counter() - started
-        summary = Summary(topic, checked.text, themes, self.llm.name, invalid, timings, others)
-        summary.vocabulary_only = selection.total - likely
-        return summary
+        return Summary(
+            topic, checked.text, themes, self.llm.name, invalid, timings, others, selection.total - likely
+        )

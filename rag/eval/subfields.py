@@ -122,35 +122,35 @@ def load_judged(path: Path | None = None) -> dict[tuple[str, str], dict[str, Any
     return {(r["id"], r["question"]): r for r in records}
 
 
-def judged_precision(listed: set[str], gold: set[str], record: dict[str, Any]) -> tuple[float | None, float]:
-    """(judged precision, share of the listing without a judgement) of one listing; see the module
-    docstring. The papers a listing holds of a quarter count as on the subfield at the judged-yes
-    rate of the quarter's sample among those it holds (a quarter of 60 listed whole, four judged,
-    one yes: 15), or of the whole sample when it holds none of the judged ones."""
-    if not listed:
-        return None, 0.0
-    on = float(len(listed & gold))
-    known: set[str] = set(gold)
+def _judged_on(listed: set[str], record: dict[str, Any]) -> float:
+    """How many of ``listed`` outside gold are on the subfield, estimated quarter by quarter: the
+    papers it holds of a quarter at the judged-yes rate of the sampled papers it holds (a quarter
+    of 60 listed whole, four judged, one yes: 15), or of the whole sample when it holds none."""
+    on = 0.0
     for band in record["bands"]:
         members = set(band)
-        known |= members
         sample = {p: v for p, v in record["judged"].items() if p in members}
         held = {p: v for p, v in sample.items() if p in listed} or sample
         if held:
             on += len(members & listed) * sum(v == "yes" for v in held.values()) / len(held)
+    return on
+
+
+def judged_precision(listed: set[str], gold: set[str], record: dict[str, Any]) -> tuple[float | None, float]:
+    """(judged precision, share of the listing without a judgement) of one listing; see the module
+    docstring."""
+    if not listed:
+        return None, 0.0
+    known = gold.union(*record["bands"])
+    on = len(listed & gold) + _judged_on(listed, record)
     return on / len(listed), len(listed - known) / len(listed)
 
 
 def judged_count(gold: set[str], record: dict[str, Any]) -> float:
-    """How many papers the subfield holds, as judged: its keyword gold and, per quarter of the
-    judged listing, the judged-on share of its sample scaled to the quarter (a lower bound: a
-    paper on the subfield that listing missed is counted only when the authors tagged it)."""
-    on = float(len(gold))
-    for band in record["bands"]:
-        sample = [v for p, v in record["judged"].items() if p in set(band)]
-        if sample:
-            on += len(band) * sum(v == "yes" for v in sample) / len(sample)
-    return on
+    """How many papers the subfield holds, as judged: its keyword gold and the estimated judged-on
+    papers of the judged listing (a lower bound: a paper on the subfield that listing missed is
+    counted only when the authors tagged it)."""
+    return len(gold) + _judged_on(set().union(*record["bands"]), record)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -163,9 +163,9 @@ def _median(values: Sequence[float | None]) -> float | None:
     return statistics.median(present) if present else None
 
 
-def _within(ratio: float | None) -> float | None:
-    """1.0 when an announced count is within twice the judged count either way."""
-    return None if ratio is None else float(0.5 <= ratio <= 2.0)
+def _within(ratio: float | None) -> float:
+    """1.0 when an announced count is within twice the judged count either way (none announced: 0)."""
+    return float(ratio is not None and 0.5 <= ratio <= 2.0)
 
 
 def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -248,7 +248,7 @@ def run_subfields(
                 # An answer that announced no count is not within twice the judged one; a checkout
                 # whose answers carry no count at all is not measured.
                 counted = hasattr(answer, "found")
-                within = None if not (sample and counted) else _within(ratio) if ratio is not None else 0.0
+                within = _within(ratio) if sample and counted else None
                 rows.append(
                     {
                         "id": topic["id"],
