@@ -11,7 +11,7 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from rag.errors import BadInput
 
@@ -345,11 +345,147 @@ def has_name(text: str, name: str) -> bool:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# Counts a paper may write in words ("six domains", "three commercial agents"). Not "one": it is a
+# pronoun far more often than a count ("one of the", "the one that").
+_SPELLED = {word: str(n) for n, word in enumerate(
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+    " seventeen eighteen nineteen twenty".split(), start=2)}  # fmt: skip
+_SPELLED_WORD = re.compile(rf"\b(?:{'|'.join(_SPELLED)})\b", re.I)
 
 
-def numbers_in(text: str) -> set[str]:
-    """Every number in ``text`` (thousands separators dropped): the facts small models invent."""
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+def _number(written: str) -> str:
+    """One number as digits: thousands separators dropped ("27,216"), a decimal comma read as a
+    point ("14,94", as German and French write 14.94)."""
+    if _THOUSANDS.fullmatch(written):
+        return written.replace(",", "")
+    return written.replace(",", ".")
+
+
+def numbers_in(text: str, spelled: bool = False) -> set[str]:
+    """Every number in ``text`` as digits: the facts small models invent. With ``spelled``, also
+    the counts it writes in words ("six" → "6"): for the side that is checked against ("across its
+    6 domains" is in a paper that says "six domains"), never for the claim (a reply's "the two
+    papers" is not a figure to find)."""
+    found = {_number(n) for n in _NUMBER.findall(text)}
+    if spelled:
+        found |= {_SPELLED[w.lower()] for w in _SPELLED_WORD.findall(text)}
+    return found
+
+
+# A figure of a question that does not constrain its answer: a year ("the ICML 2026 paper"), an
+# order ("the 2nd stage"), a bound the answer is compared with ("by more than 20%", "at least
+# 10%", "over 2x"), or the size of the reply itself ("3 papers", "top 5", "in 2 sentences").
+_BOUND_BEFORE = re.compile(
+    r"(?:\b(?:(?:more|less|fewer|greater|higher|lower|better|worse|larger|smaller|faster|slower)\s+than"
+    r"|at\s+(?:least|most)|up\s+to|exceed\w*|by|approximately|roughly|nearly|almost|within|than)"
+    r"|[<>≤≥~≈])\s*[-$]?\s*$",
+    re.I,
+)
+# "over 70%" and "above 90 in ..." are bounds, "over 5 agent domains" a setting: these words bound
+# a share, a factor or a bare figure, not a count of something.
+_BOUND_UNLESS_COUNT = re.compile(r"\b(?:over|under|above|below|beyond|around|about)\s*[-$]?\s*$", re.I)
+_UNIT_AFTER = re.compile(r"\s*(?:%|x\b|×|times\b|percent\b|points\b|pp\b)?", re.I)
+_NOT_COUNTED = re.compile(
+    r"\s*(?:%|x\b|×|times\b|percent\b|points\b|pp\b|[?.!,;)]|$"
+    r"|(?:in|on|for|at|with|when|while|and|or|of|than|across|compared|to)\b)",
+    re.I,
+)
+_ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
+# "the two components", "which two models", "what 3 datasets": a count that describes the answer
+# (the paper may list them without the number), not a setting it is asked about.
+_DESCRIBING_BEFORE = re.compile(r"\b(?:the|which|what|its|their|these|those|both)\s+$", re.I)
+_REPLY_SIZE_AFTER = re.compile(
+    r"\s*(?:papers?|works?|studies|articles?|sentences?|words?|bullets?|bullet\s+points|examples?"
+    r"|items?|references?|citations?|paragraphs?|lines?)\b",
+    re.I,
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+_FIGURE = re.compile(rf"{_NUMBER.pattern}|{_SPELLED_WORD.pattern}", re.I)
+
+
+def _question_figures(text: str) -> Iterator[tuple[re.Match[str], str, int | None]]:
+    """Each number of ``text`` (plain; in digits or words) as digits, with where the words that do
+    not constrain the answer start: a bound's first word ("more than 50%"), the number itself for
+    a year, an order, the reply's size or a count describing the answer ("the two components");
+    None when it is a setting the answer must be about."""
+    for match in _FIGURE.finditer(text):
+        before, after = text[max(0, match.start() - 40) : match.start()], text[match.end() :]
+        number = _SPELLED.get(match.group().lower()) or _number(match.group())
+        bound = _BOUND_BEFORE.search(before)
+        if bound is None and _NOT_COUNTED.match(after):
+            bound = _BOUND_UNLESS_COUNT.search(before)
+        if bound:
+            yield match, number, match.start() - len(before) + bound.start()
+        elif (
+            _ORDINAL_AFTER.match(after)
+            or _REPLY_SIZE_AFTER.match(after)
+            or (_DESCRIBING_BEFORE.search(before) and after[:1].isspace())
+            or (_YEAR.fullmatch(number) and not after.lstrip().startswith("%"))
+        ):
+            yield match, number, match.start()
+        else:
+            yield match, number, None
+
+
+# A hyphenated name with a digit or a capital past its first letter: DINOv2-L, Llama-3-8B,
+# ImageNet-1k, GPT-4o, Meerkat-VL (not "Byzantine-robust" or a question's first "Self-supervised").
+_VARIANT_NAME = re.compile(r"(?<![\w\-])[A-Za-z][\w.]*(?:-[\w.]+)+")
+
+
+def _variant_names(text: str) -> list[str]:
+    names = (m.rstrip(".") for m in _VARIANT_NAME.findall(text))
+    return list(dict.fromkeys(n for n in names if any(c.isdigit() or c.isupper() for c in n[1:])))
+
+
+def unwritten_variants(question: str, text: str) -> list[str]:
+    """The variants ``question`` names that ``text`` writes only a sibling of: "DINOv2-L" asked
+    where the text has DINOv2-S and DINOv2-B, "Llama-3-8B" where it has Llama-3-70B, "GPT-4o"
+    where it has GPT-4. The sibling's figures then describe another model or setting. A name the
+    text writes (also with a suffix: "Qwen2.5-7B-Instruct" for "Qwen2.5-7B") or none of whose
+    siblings it writes is not one."""
+    plain = plain_text(text)
+    out = []
+    for name in _variant_names(plain_text(question)):
+        if re.search(rf"(?<![\w\-]){re.escape(name)}(?![\w.])", plain, re.I):
+            continue
+        stem, last = name.rsplit("-", 1)
+        prefix = re.escape(name[: len(stem)])
+        if last and re.search(rf"(?<![\w\-]){prefix}(?:-|(?=[\d]))[\w.]+", plain, re.I):
+            out.append(name)
+    return out
+
+
+def asked_figures(question: str) -> set[str]:
+    """The figures of ``question`` that its answer must be about, as digits: a paper that writes
+    none of them (in digits or words) does not answer it. "How many videos from 20 generators ..."
+    asks about 20 generators; "by more than 50%?", "the ICML 2026 paper", "the 2nd stage", "name
+    3 papers" and "what two components" do not make 50, 2026, 2 or 3 a condition on the paper."""
+    return {number for _, number, start in _question_figures(plain_text(question)) if start is None}
+
+
+def has_bound(question: str) -> bool:
+    """Does ``question`` compare its answer with a figure ("by more than 50%?", "at least 10")?
+    Then it is answered by the figure itself, not by a yes that repeats the bound."""
+    figures = _question_figures(plain_text(question))
+    return any(start is not None and start < match.start() for match, _, start in figures)
+
+
+def without_bounds(question: str) -> str:
+    """``question`` without the bounds its answer is compared with: "Does SVGT reduce harmful
+    scores by more than 50%?" asks about SVGT reducing harmful scores, and a paper that says
+    "by over 70%" covers all of it (the words "more than 50%" are not what it must share)."""
+    text = plain_text(question)
+    cuts = [
+        (start, _UNIT_AFTER.match(text, match.end()).end())
+        for match, _, start in _question_figures(text)
+        if start is not None and start < match.start()
+    ]
+    for start, end in reversed(cuts):
+        text = text[:start] + " " + text[end:]
+    return " ".join(text.split())
 
 
 # --- model output -----------------------------------------------------------------------------
@@ -429,7 +565,7 @@ def supports(claim: str, evidence: str, threshold: float = 0.6) -> bool:
     that is strict about numbers, where small models most often go wrong."""
     claim, evidence = plain_text(claim), plain_text(evidence)
     words = set(stem_terms(claim, STOP_WORDS, min_length=3))
-    if not words or not numbers_in(claim) <= numbers_in(evidence):
+    if not words or not numbers_in(claim) <= numbers_in(evidence, spelled=True):
         return False
     return len(words & set(stem_terms(evidence, STOP_WORDS, min_length=3))) / len(words) >= threshold
 

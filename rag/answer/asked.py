@@ -22,6 +22,7 @@ from rag.text import (
     STOP_WORDS,
     canonical_name,
     coined_names,
+    has_bound,
     lexical_terms,
     numbers_in,
     plain_text,
@@ -60,10 +61,35 @@ _RESTATING = STOP_WORDS | frozenset(
 
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks for: ``expansion`` (of ``acronym``), ``number``, ``entity`` or ``open``."""
+    """What a question asks for: ``expansion`` (of ``acronym``), ``number``, ``entity`` or ``open``;
+    for "how many <things>", ``counted`` is the things' stem ("How many human participants ..." →
+    "particip")."""
 
     kind: str
     acronym: str = ""
+    counted: str = ""
+
+
+# "How many <things> ...": the things are the plural that ends the first words after it, before a
+# verb or function word ("how many residual stream activations were ..." counts activations,
+# "how many human participants took part" participants). Irregular plurals count nothing.
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the|its|their)\s+)?((?:[A-Za-z][\w\-]*\s*){1,3})", re.I)
+_AUXILIARIES = frozenset("does do did is are was were can could has have had will would".split())
+
+
+def _counted(text: str) -> str:
+    """The stem of what "how many ..." counts in ``text``, or "" (see :data:`_HOW_MANY`)."""
+    match = _HOW_MANY.search(text)
+    if match is None:
+        return ""
+    plurals = []
+    for word in match.group(1).split():
+        if word.lower() in STOP_WORDS or word.lower() in _AUXILIARIES:
+            break
+        if word.endswith("s") and not word.endswith("ss") and word.lower() != "times":
+            plurals.append(word)
+    stems = stem_terms(plurals[-1]) if plurals else []
+    return stems[0] if stems else ""
 
 
 def asked_for(question: str) -> Asked:
@@ -72,9 +98,11 @@ def asked_for(question: str) -> Asked:
     if match := _EXPANSION.search(text):
         return Asked("expansion", canonical_name(match.group("acronym") or match.group("acronym2")))
     if _NUMBER_ASKED.search(text):
-        return Asked("number")
+        return Asked("number", counted=_counted(text))
     if _ENTITY_ASKED.search(text) and not re.match(r"\s*(?:which|what)\s+papers?\b", text, re.I):
         return Asked("entity")
+    if has_bound(text):  # "Is X compared against more than five baselines?": "six", not "yes"
+        return Asked("number")
     return Asked("open")
 
 
@@ -169,6 +197,17 @@ def new_terms(text: str, question: str) -> set[str]:
     """Content terms of ``text`` that ``question`` does not have: what a reply adds."""
     asked = set(stem_terms(question, _RESTATING, min_length=2)) | set(lexical_terms(question))
     return {t for t in stem_terms(text, _RESTATING, min_length=2) if t not in asked}
+
+
+def counts_what_is_asked(sentence: str, asked: Asked) -> bool:
+    """Does ``sentence`` give a count of what a "how many <things>" question counts: a figure (in
+    digits or words) next to the things' name somewhere in it ("3K videos", "one billion residual
+    stream activations")? A sentence on the paper's three components does not say how many human
+    participants took part. True when the question counts nothing in particular."""
+    if not asked.counted:
+        return True
+    text = plain_text(sentence)
+    return asked.counted in stem_terms(text) and bool(_figures(text))
 
 
 def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:

@@ -81,7 +81,8 @@ def _backs_foreign(sentence: str, paper_text: str) -> bool:
     names = {n.lower() for n in _STRONG_NAME.findall(sentence) if not n.isdigit()}
     lowered = paper_text.lower()
     numbers = numbers_in(sentence)
-    return bool(names or numbers) and numbers <= numbers_in(paper_text) and all(n in lowered for n in names)
+    written = numbers_in(paper_text, spelled=True)
+    return bool(names or numbers) and numbers <= written and all(n in lowered for n in names)
 
 
 def attribute(

@@ -526,7 +526,7 @@ def judge(
     claim = plain_text(claim)
     terms = lexical_terms(claim)
     share = coverage(terms, paper_terms(paper), weights)
-    missing = sorted(numbers_in(claim) - numbers_in(text))
+    missing = sorted(numbers_in(claim) - numbers_in(text, spelled=True))
     missing += sorted(n for n in coined_names(claim) if not n.isdigit() and not _names(text, n))
     sentences = split_sentences(plain_text(paper.abstract)) or [paper.abstract]
     ranked = sorted(sentences, key=lambda s: -coverage(terms, set(_sequence(s)), weights))

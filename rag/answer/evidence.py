@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rag.answer.asked import asked_for, expansion_in, names_answer
+from rag.answer.asked import asked_for, counts_what_is_asked, expansion_in, names_answer
 from rag.answer.context import without_injections
 from rag.answer.language import needs_translation
 from rag.errors import CitelineError
@@ -26,6 +26,7 @@ from rag.resources import prompt_text
 from rag.retrieval.relevance import TermWeights, coverage, name_matches, name_terms, paper_terms
 from rag.text import (
     RESEARCH_FILLER,
+    asked_figures,
     coined_names,
     has_name,
     lexical_terms,
@@ -34,6 +35,8 @@ from rag.text import (
     plain_text,
     split_sentences,
     stems_of,
+    unwritten_variants,
+    without_bounds,
 )
 
 if TYPE_CHECKING:
@@ -103,7 +106,7 @@ def gather(
     title) says ``tuning.constraint_coverage`` of that, weighted by IDF, without research filler
     and names: sharing the name AlphaFold3 is not enough.
     """
-    terms = lexical_terms(question)
+    terms = lexical_terms(without_bounds(question))  # "by more than 50%" is not to be shared
     rows: list[tuple[str, int, str]] = []
     for key, paper in keyed.items():
         sentences = split_sentences(paper.abstract)
@@ -147,15 +150,17 @@ def gather(
             bonus = tuning.typed_bonus if typed and asked.kind != "open" else 0.0
         by_key[key].append(Sentence(key, n, text, similarity + cov + bonus, cov, typed))
     out = []
-    asked_numbers = numbers_in(plain_text(question))
-    names_asked = name_terms(question)
+    asked_numbers = asked_figures(question)
+    # Bare numbers are asked through asked_figures, which knows a bound ("more than 50%") from a setting.
+    names_asked = {t for t in name_terms(question) if not t.replace(".", "").isdigit()}
     for key, paper in keyed.items():
         ranked = sorted(by_key[key], key=lambda s: -s.score)
         present = paper_terms(paper)
         # Only names count as missing: in a small collection ordinary words are rare too.
         specific = (weights.rare | weights.absent) & names_asked
         missing = sorted(t for t in specific if t in terms and t not in present)
-        missing += sorted(asked_numbers - numbers_in(plain_text(paper.abstract)))
+        missing += sorted(asked_numbers - numbers_in(plain_text(paper.abstract), spelled=True))
+        missing += unwritten_variants(question, f"{paper.title} {paper.abstract}")  # DINOv2-L: S, B only
         # What the quoted answer would say: its two best sentences, with the paper's identity.
         support = coverage(
             terms, names[key].union(*(set(lexical_terms(s.text)) for s in ranked[:2])), weights
@@ -170,7 +175,11 @@ def gather(
                 (coverage(constraint, title | set(lexical_terms(s.text)), weights) for s in ranked),
                 default=0.0,
             )
-        answers = support >= tuning.answer_coverage and not missing and met >= tuning.constraint_coverage
+        # "How many participants ...?" is not answered by a paper that counts only other things.
+        counts = any(counts_what_is_asked(s.text, asked) for s in ranked)
+        answers = (
+            support >= tuning.answer_coverage and not missing and met >= tuning.constraint_coverage and counts
+        )
         out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met, answers))
     return out
 

@@ -19,12 +19,14 @@ import re
 from rag.records import Paper
 from rag.text import (
     acronym_singular,
+    asked_figures,
     cited_sentences,
     coined_names,
     names_written,
     numbers_in,
     plain_text,
     supports,
+    unwritten_variants,
     without_keys,
 )
 
@@ -56,35 +58,46 @@ def _settings_named(question: str) -> list[tuple[str, str, list[str]]]:
 
 def invented_figures(answer: str, question: str, papers: list[Paper]) -> str | None:
     """Why ``answer`` states figures no paper (nor the question) has, or None when it does not."""
-    given = numbers_in(_text_of(papers)) | numbers_in(question)
+    given = numbers_in(_text_of(papers), spelled=True) | numbers_in(question)
     invented = numbers_in(plain_text(without_keys(answer))) - given
     return f"figures found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 
 def unmet_figures(question: str, papers: list[Paper]) -> str | None:
-    """Why an answer resting on ``papers`` cannot answer ``question``, or None: the question names
-    a model or setting by its size or version ("on Llama-3-8B", "GPT-5", "the 7B model") and none
-    of them writes those figures. Their figures then describe another model, and an answer from
+    """Why an answer resting on ``papers`` cannot answer ``question``, or None: the question sets
+    a figure none of them writes. A model or setting named by its size or version ("on
+    Llama-3-8B", "GPT-5", "the 7B model"), or a count or measure ("from 20 generators", "at
+    4-bit", "on 8 GPUs"): the papers' figures then describe another setting, and an answer from
     them is a near miss however well each of its sentences is supported.
 
     The question's figures are exempt from :func:`invented_figures` (an answer may repeat them);
-    this is the other half for those of a name. Digit runs are compared ("Qwen2.5-1.5B" needs 2, 5
-    and 1 somewhere in the papers), and a name the papers also write bare passes ("ImageNet-1k"
-    asked, "ImageNet" written). Other figures of a question are not asked of the papers: a
-    threshold ("by more than 20%?", "2x"), a venue's year, an order ("2nd") or a number in
-    another language's notation ("14,94 %") is not a setting.
+    this is the other half. In a name, digit runs are compared ("Qwen2.5-1.5B" needs 2, 5 and 1
+    somewhere in the papers), and a name the papers also write bare passes ("ImageNet-1k" asked,
+    "ImageNet" written), unless they write only another variant of it ("DINOv2-L" asked, DINOv2-S
+    and DINOv2-B written). Other figures count as written in digits or words ("6 domains", "six
+    domains"); a bound ("by more than 20%?"), a venue's year, an order ("2nd") or the reply's own
+    size ("3 papers") is not a condition (see :func:`rag.text.asked_figures`).
     """
     if not papers:
         return None
     text = _text_of(papers)
     written = set(re.findall(r"\d+", text))
     unmet = [
-        name
-        for name, base, digits in _settings_named(question)
+        f"the figures of {name}"
+        for name, base, digits in sorted(_settings_named(question))
         if not set(digits) <= written
         and not (base and re.search(rf"(?<![\w\-]){re.escape(base)}(?![\w\-])", text, re.I))
     ]
-    return f"the cited papers never write the figures of {', '.join(sorted(unmet))}" if unmet else None
+    # The counts and measures it sets outside a name ("from 20 generators", "at 4-bit", "on 8
+    # GPUs"), in digits or words; bounds, years, orders and the reply's size are not conditions.
+    counts = asked_figures(_SETTING.sub(" ", plain_text(question)))
+    unmet += sorted(counts - numbers_in(text, spelled=True))
+    unmet += [
+        f"{name} (only another variant)"
+        for name in unwritten_variants(question, text)
+        if f"the figures of {name}" not in unmet
+    ]
+    return f"the cited papers never write {', '.join(unmet)}" if unmet else None
 
 
 def invented_names(answer: str, papers: list[Paper]) -> str | None:

@@ -40,3 +40,23 @@ def test_a_number_question_needs_a_figure_the_question_does_not_give():
     assert not names_answer("The suite contains vulnerability games [004-04].", question)
     assert names_answer("The suite has four vulnerability games [004-04].", question)
     assert not names_answer("It reaches 70% [x].", "Does it reach 70% on AlphaFold3 or how much?")
+
+
+def test_a_yes_no_question_with_a_bound_is_answered_by_the_figure_not_by_repeating_the_bound():
+    question = "Is the method compared against more than five baseline methods?"
+    assert asked_for(question).kind == "number"
+    assert not names_answer("Yes, it is compared against more than five baseline methods.", question)
+    assert names_answer("Yes, against six baseline methods.", question)
+
+
+def test_how_many_counts_the_things_it_names_and_only_a_sentence_counting_them_answers():
+    from rag.answer.asked import counts_what_is_asked
+
+    asked = asked_for("How many human participants took part in the VR study?")
+    assert asked.counted == "particip"
+    assert not counts_what_is_asked("Our model consists of three stacked components.", asked)
+    assert counts_what_is_asked("Twelve participants wore the headset.", asked)
+    stream = asked_for("On how many residual stream activations were the meta-models trained?")
+    assert counts_what_is_asked("We train on one billion residual stream activations.", stream)
+    assert asked_for("How many times faster is it?").counted == ""  # a factor, not things
+    assert counts_what_is_asked("Any sentence.", asked_for("How much does it improve?"))

@@ -274,7 +274,10 @@ def test_a_draft_naming_a_benchmark_no_paper_writes_is_withheld_even_when_the_qu
 
 def test_a_draft_from_papers_that_never_write_the_questions_model_size_is_withheld_as_a_near_miss():
     # The paper reports its detector on a 7B model; the question asks about a 70B one.
-    text = "ProbeGuard finds backdoors (AUC 94.3) on Qwen-7B and Qwen2.5-1.5B in 12 ImageNet tasks."
+    text = (
+        "ProbeGuard finds backdoors (AUC 94.3) on Qwen-7B and Qwen2.5-1.5B in 12 ImageNet tasks and"
+        " four ImageNet tasks of its own."
+    )
     probe = paper("p1", text)
     reply = "ProbeGuard reaches an AUC of 94.3 [p1]."
     asked = {
@@ -285,7 +288,10 @@ def test_a_draft_from_papers_that_never_write_the_questions_model_size_is_withhe
         "What AUC does ProbeGuard reach on ImageNet-1k?": None,  # the papers write the name bare
         "What AUC does ProbeGuard reach with the 70B model?": "the cited papers never write the figures "
         "of 70B",
-        # Figures that are not a model's size or version are not asked of the paper.
+        # A count the question sets, in digits or in the paper's words.
+        "What AUC does ProbeGuard reach on 20 ImageNet tasks?": "the cited papers never write 20",
+        "What AUC does ProbeGuard reach on 4 ImageNet tasks?": None,  # "four ImageNet tasks"
+        # A bound, a venue's year, an order and a decimal comma are not conditions on the paper.
         "Does ProbeGuard reach an AUC above 90 in the ICML 2026 paper?": None,
         "Is ProbeGuard the 2nd detector to reach an AUC of 94,3 on 12 tasks?": None,
     }

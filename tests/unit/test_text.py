@@ -46,6 +46,50 @@ def test_support_needs_the_words_and_every_number():
     assert numbers_in("27,216 cases and 0.5 ms") == {"27216", "0.5"}
 
 
+def test_a_decimal_comma_and_a_count_in_words_are_read_as_the_figures_they_are():
+    assert numbers_in("um 14,94 % besser") == {"14.94"}
+    assert numbers_in("spanning six domains and 103 languages", spelled=True) == {"6", "103"}
+    assert numbers_in("spanning six domains") == set()  # a reply's words are not figures to find
+    assert numbers_in("one of the two", spelled=True) == {"2"}  # "one" is a pronoun first
+    evidence = "MixReward spans six domains, 103 languages"
+    assert supports("MixReward covers 103 languages across 6 domains.", evidence)
+
+
+def test_a_question_asks_its_settings_of_the_paper_but_not_its_bounds_years_orders_or_reply_size():
+    from rag.text import asked_figures, without_bounds
+
+    asked = {
+        "How many videos from 20 generators does MintVid contain?": {"20"},
+        "What AUC does it reach over 5 agent domains?": {"5"},  # "over" as "across"
+        "What does it reach at 4-bit with 100 samples?": {"4", "100"},
+        "Um wie viel übertrifft AdaSCALE OptFS mit 14,94 %?": {"14.94"},
+        "Does SVGT reduce harmful scores by more than 50%?": set(),
+        "Does it improve safety by at least 10%?": set(),
+        "Is its AUC above 90 in the ICML 2026 paper?": set(),
+        "Is it over 2x faster than Adam?": set(),
+        "What happens in the 2nd stage?": set(),
+        "Name 3 papers on watermarking.": set(),
+        "What are the two components it introduces?": set(),  # describes the answer
+        "How many cases does it test against five agents?": {"5"},
+        "What AUC does it reach with the 7B model?": {"7"},
+    }
+    for question, figures in asked.items():
+        assert asked_figures(question) == figures, question
+    bounded = "Does SVGT reduce harmful scores by more than 50%?"
+    assert without_bounds(bounded) == "Does SVGT reduce harmful scores by ?"
+    assert without_bounds("What AUC over 5 agent domains?") == "What AUC over 5 agent domains?"
+
+
+def test_unwritten_variants_are_names_whose_sibling_alone_the_paper_writes():
+    from rag.text import unwritten_variants
+
+    text = "We disentangle DINOv2-S and DINOv2-B, Llama-3-70B, GPT-4, ImageNet and Qwen2.5-7B-Instruct."
+    asked = {"DINOv2-L": ["DINOv2-L"], "Llama-3-8B": ["Llama-3-8B"], "GPT-4o": ["GPT-4o"],
+             "ImageNet-1k": [], "Qwen2.5-7B": [], "Llama-3": [], "CIFAR-10": []}  # fmt: skip
+    for name, unwritten in asked.items():
+        assert unwritten_variants(f"How does it do on {name}?", text) == unwritten, name
+
+
 def test_printable_removes_every_control_and_bidi_character_but_keeps_text_and_newlines():
     from rag.text import printable
 
