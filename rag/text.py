@@ -370,27 +370,59 @@ def numbers_in(text: str, spelled: bool = False) -> set[str]:
     found = {_number(n) for n in _NUMBER.findall(text)}
     if spelled:
         found |= {_SPELLED[w.lower()] for w in _SPELLED_WORD.findall(text)}
+        found |= _scaled(found, text)
     return found
+
+
+_SCALED = re.compile(r"(\d+(?:\.\d+)?)\s*([kKM])\b")
+_SCALES = {"k": 1_000, "K": 1_000, "M": 1_000_000}
+
+
+def _scaled(found: set[str], text: str) -> set[str]:
+    """The other way to write each round figure: "100K" as 100000, "100,000" as 100 (of 100K)."""
+    out = set()
+    for digits, scale in _SCALED.findall(text):
+        value = float(digits) * _SCALES[scale]
+        if value.is_integer():
+            out.add(str(int(value)))
+    for number in found:
+        if number.isdigit() and int(number) >= 1000:
+            for factor in (1_000, 1_000_000):
+                if int(number) % factor == 0:
+                    out.add(str(int(number) // factor))
+    return out
 
 
 # A figure of a question that does not constrain its answer: a year ("the ICML 2026 paper"), an
 # order ("the 2nd stage"), a bound the answer is compared with ("by more than 20%", "at least
-# 10%", "over 2x"), or the size of the reply itself ("3 papers", "top 5", "in 2 sentences").
+# 10%", "about 1000 images"), a figure a yes/no question puts to the paper ("Does it reach 90%
+# accuracy?"), or the size of the reply itself ("3 papers", "in 2 sentences").
 _BOUND_BEFORE = re.compile(
     r"(?:\b(?:(?:more|less|fewer|greater|higher|lower|better|worse|larger|smaller|faster|slower)\s+than"
-    r"|at\s+(?:least|most)|up\s+to|exceed\w*|by|approximately|roughly|nearly|almost|within|than)"
-    r"|[<>≤≥~≈])\s*[-$]?\s*$",
+    r"|at\s+(?:least|most)|up\s+to|exceed\w*|by|about|around|approximately|roughly|nearly|almost"
+    r"|within|than)|[<>≤≥~≈]=?|=>|=<)\s*[-$]?\s*$",
     re.I,
 )
-# "over 70%" and "above 90 in ..." are bounds, "over 5 agent domains" a setting: these words bound
-# a share, a factor or a bare figure, not a count of something.
-_BOUND_UNLESS_COUNT = re.compile(r"\b(?:over|under|above|below|beyond|around|about)\s*[-$]?\s*$", re.I)
+# "over 70%", "above 90 in ...", "on over 10 benchmarks" and, in a yes/no question, "trained in
+# under 10 hours?" are bounds; "What AUC does it reach over 5 agent domains?" sets a count.
+_OVER = re.compile(
+    r"(?P<preposition>\b(?:on|in|against|with|for|from|to|across|at|of|by)\s+)?"
+    r"\b(?P<word>over|under|above|below|beyond)\s*[-$]?\s*$",
+    re.I,
+)
+_SHARE_AFTER = re.compile(r"\s*(?:%|x\b|×|times\b|percent\b|points\b|pp\b)", re.I)
 _UNIT_AFTER = re.compile(r"\s*(?:%|x\b|×|times\b|percent\b|points\b|pp\b)?", re.I)
 _NOT_COUNTED = re.compile(
     r"\s*(?:%|x\b|×|times\b|percent\b|points\b|pp\b|[?.!,;)]|$"
     r"|(?:in|on|for|at|with|when|while|and|or|of|than|across|compared|to)\b)",
     re.I,
 )
+# A figure that is part of a name or a compound ("than 3DGS", "by 4-bit quantization"): no bound.
+_GLUED_AFTER = re.compile(r"(?![xX×kKMB]\b)[A-Za-z]|-[A-Za-z]")
+# The second figure of a range after a bound ("by 30-50%", "between 10 and 20").
+_RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to|and)\s*$")
+# A yes/no question ("Does it reach 90%?"): its figures are put to the paper, not settings.
+YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would)\b", re.I)
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
 # "the two components", "which two models", "what 3 datasets": a count that describes the answer
 # (the paper may list them without the number), not a setting it is asked about.
@@ -401,59 +433,91 @@ _REPLY_SIZE_AFTER = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
-
-
+_PLURAL_AFTER = re.compile(r"\s+[A-Za-z]+[^s\W]*s\b")  # "2048 tokens" is no year
 _FIGURE = re.compile(rf"{_NUMBER.pattern}|{_SPELLED_WORD.pattern}", re.I)
 
 
-def _question_figures(text: str) -> Iterator[tuple[re.Match[str], str, int | None]]:
-    """Each number of ``text`` (plain; in digits or words) as digits, with where the words that do
-    not constrain the answer start: a bound's first word ("more than 50%"), the number itself for
-    a year, an order, the reply's size or a count describing the answer ("the two components");
-    None when it is a setting the answer must be about."""
+def _question_figures(text: str) -> Iterator[tuple[re.Match[str], str, str, int]]:
+    """Each figure of ``text`` (plain; in digits or words) as digits, with its part in the
+    question: ``setting`` (the answer must be about it: "from 20 generators", "at 4-bit"),
+    ``bound`` (the answer is compared with it), or ``other`` (a year, an order, the reply's size,
+    a count describing the answer such as "the two components", or a count in words, which
+    questions write loosely: "between two distributions"); and where its words start."""
+    yes_no = bool(YES_NO.match(text))
+    previous_bound = False
     for match in _FIGURE.finditer(text):
         before, after = text[max(0, match.start() - 40) : match.start()], text[match.end() :]
-        number = _SPELLED.get(match.group().lower()) or _number(match.group())
-        bound = _BOUND_BEFORE.search(before)
-        if bound is None and _NOT_COUNTED.match(after):
-            bound = _BOUND_UNLESS_COUNT.search(before)
-        if bound:
-            yield match, number, match.start() - len(before) + bound.start()
+        offset = match.start() - len(before)
+        spelled = match.group().lower() in _SPELLED
+        number = _SPELLED[match.group().lower()] if spelled else _number(match.group())
+        bound_start = None
+        if not _GLUED_AFTER.match(after):
+            if found := _BOUND_BEFORE.search(before):
+                bound_start = offset + found.start()
+            elif (over := _OVER.search(before)) and (
+                over.group("preposition") or yes_no or _NOT_COUNTED.match(after)
+            ):
+                bound_start = offset + over.start("word")
+            elif previous_bound and (joined := _RANGE_BEFORE.search(before)):
+                bound_start = offset + joined.start() + 1
+            elif yes_no and not spelled and _SHARE_AFTER.match(after):
+                bound_start = match.start()  # "Does it reach 90% accuracy?": put to the paper
+        previous_bound = bound_start is not None
+        if bound_start is not None:
+            yield match, number, "bound", bound_start
         elif (
-            _ORDINAL_AFTER.match(after)
+            spelled
+            or _ORDINAL_AFTER.match(after)
             or _REPLY_SIZE_AFTER.match(after)
             or (_DESCRIBING_BEFORE.search(before) and after[:1].isspace())
-            or (_YEAR.fullmatch(number) and not after.lstrip().startswith("%"))
+            or (_YEAR.fullmatch(number) and not _PLURAL_AFTER.match(after) and not after.startswith("%"))
         ):
-            yield match, number, match.start()
+            yield match, number, "other", match.start()
         else:
-            yield match, number, None
+            yield match, number, "setting", match.start()
 
 
-# A hyphenated name with a digit or a capital past its first letter: DINOv2-L, Llama-3-8B,
-# ImageNet-1k, GPT-4o, Meerkat-VL (not "Byzantine-robust" or a question's first "Self-supervised").
+# A hyphenated name whose last part is a size or version (DINOv2-L, Llama-3-8B, ImageNet-1k,
+# GPT-4o, T5-XXL) and whose stem is a name: a digit, an inner capital or all capitals (not
+# "Multi-Agent", "Non-IID", "LLM-based", "Chain-of-Thought").
 _VARIANT_NAME = re.compile(r"(?<![\w\-])[A-Za-z][\w.]*(?:-[\w.]+)+")
+_VERSION_PART = re.compile(r"[A-Za-z]{0,2}\d[\w.]*|X{0,2}[SMLBH]|XL|mini|tiny|small|base|large|huge", re.I)
 
 
-def _variant_names(text: str) -> list[str]:
-    names = (m.rstrip(".") for m in _VARIANT_NAME.findall(text))
-    return list(dict.fromkeys(n for n in names if any(c.isdigit() or c.isupper() for c in n[1:])))
+def _variants(text: str) -> dict[str, tuple[str, str]]:
+    """The variant names in ``text``: the name → (its stem, the whole), both folded."""
+    found = {}
+    for name in _VARIANT_NAME.findall(text):
+        name = name.rstrip(".")
+        stem, _, last = name.rpartition("-")
+        named = (
+            any(c.isdigit() for c in stem)
+            or any(c.isupper() for c in stem[1:])
+            or (len(stem) > 1 and stem.isupper())
+        )
+        if stem and named and _VERSION_PART.fullmatch(last):
+            found[name] = (_folded(stem), _folded(name))
+    return found
+
+
+def _folded(name: str) -> str:
+    return re.sub(r"[\s\-_]", "", name.casefold())
 
 
 def unwritten_variants(question: str, text: str) -> list[str]:
     """The variants ``question`` names that ``text`` writes only a sibling of: "DINOv2-L" asked
     where the text has DINOv2-S and DINOv2-B, "Llama-3-8B" where it has Llama-3-70B, "GPT-4o"
     where it has GPT-4. The sibling's figures then describe another model or setting. A name the
-    text writes (also with a suffix: "Qwen2.5-7B-Instruct" for "Qwen2.5-7B") or none of whose
-    siblings it writes is not one."""
+    text writes in any spelling ("ResNet50" for "ResNet-50"; also with a suffix, "Qwen2.5-7B-
+    Instruct" for "Qwen2.5-7B") or none of whose siblings it writes is not one."""
     plain = plain_text(text)
+    folded_text = _folded(plain)
+    written = _variants(plain)
     out = []
-    for name in _variant_names(plain_text(question)):
-        if re.search(rf"(?<![\w\-]){re.escape(name)}(?![\w.])", plain, re.I):
+    for name, (stem, whole) in _variants(plain_text(question)).items():
+        if whole in folded_text:
             continue
-        stem, last = name.rsplit("-", 1)
-        prefix = re.escape(name[: len(stem)])
-        if last and re.search(rf"(?<![\w\-]){prefix}(?:-|(?=[\d]))[\w.]+", plain, re.I):
+        if any(other_stem == stem and other != whole for other_stem, other in written.values()):
             out.append(name)
     return out
 
@@ -462,15 +526,16 @@ def asked_figures(question: str) -> set[str]:
     """The figures of ``question`` that its answer must be about, as digits: a paper that writes
     none of them (in digits or words) does not answer it. "How many videos from 20 generators ..."
     asks about 20 generators; "by more than 50%?", "the ICML 2026 paper", "the 2nd stage", "name
-    3 papers" and "what two components" do not make 50, 2026, 2 or 3 a condition on the paper."""
-    return {number for _, number, start in _question_figures(plain_text(question)) if start is None}
+    3 papers", "what two components" and "Does it reach 90% accuracy?" do not make 50, 2026, 2,
+    3 or 90 a condition on the paper."""
+    figures = _question_figures(plain_text(question))
+    return {number for _, number, part, _ in figures if part == "setting"}
 
 
 def has_bound(question: str) -> bool:
-    """Does ``question`` compare its answer with a figure ("by more than 50%?", "at least 10")?
-    Then it is answered by the figure itself, not by a yes that repeats the bound."""
-    figures = _question_figures(plain_text(question))
-    return any(start is not None and start < match.start() for match, _, start in figures)
+    """Does ``question`` compare its answer with a figure ("by more than 50%?", "at least 10",
+    "Does it reach 90%?")? Then it is answered by the figure itself, not by a yes that repeats it."""
+    return any(part == "bound" for _, _, part, _ in _question_figures(plain_text(question)))
 
 
 def without_bounds(question: str) -> str:
@@ -480,8 +545,8 @@ def without_bounds(question: str) -> str:
     text = plain_text(question)
     cuts = [
         (start, _UNIT_AFTER.match(text, match.end()).end())
-        for match, _, start in _question_figures(text)
-        if start is not None and start < match.start()
+        for match, _, part, start in _question_figures(text)
+        if part == "bound"
     ]
     for start, end in reversed(cuts):
         text = text[:start] + " " + text[end:]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from rag.text import (
     STOP_WORDS,
+    YES_NO,
     canonical_name,
     coined_names,
     has_bound,
@@ -88,8 +89,8 @@ def _counted(text: str) -> str:
             break
         if word.endswith("s") and not word.endswith("ss") and word.lower() != "times":
             plurals.append(word)
-    stems = stem_terms(plurals[-1]) if plurals else []
-    return stems[0] if stems else ""
+    stems = stem_terms(plurals[-1].replace("-", " ")) if plurals else []  # "GPU-hours": hours
+    return stems[-1] if stems else ""
 
 
 def asked_for(question: str) -> Asked:
@@ -101,7 +102,7 @@ def asked_for(question: str) -> Asked:
         return Asked("number", counted=_counted(text))
     if _ENTITY_ASKED.search(text) and not re.match(r"\s*(?:which|what)\s+papers?\b", text, re.I):
         return Asked("entity")
-    if has_bound(text):  # "Is X compared against more than five baselines?": "six", not "yes"
+    if YES_NO.match(text) and has_bound(text):  # "Compared against more than five baselines?": "six"
         return Asked("number")
     return Asked("open")
 
@@ -207,7 +208,7 @@ def counts_what_is_asked(sentence: str, asked: Asked) -> bool:
     if not asked.counted:
         return True
     text = plain_text(sentence)
-    return asked.counted in stem_terms(text) and bool(_figures(text))
+    return asked.counted in stem_terms(text.replace("-", " ")) and bool(_figures(text))  # "7B-parameter"
 
 
 def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:

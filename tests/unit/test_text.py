@@ -51,6 +51,8 @@ def test_a_decimal_comma_and_a_count_in_words_are_read_as_the_figures_they_are()
     assert numbers_in("spanning six domains and 103 languages", spelled=True) == {"6", "103"}
     assert numbers_in("spanning six domains") == set()  # a reply's words are not figures to find
     assert numbers_in("one of the two", spelled=True) == {"2"}  # "one" is a pronoun first
+    assert {"100", "100000"} <= numbers_in("contexts of 100,000 tokens", spelled=True)
+    assert "100000" in numbers_in("at 100K context", spelled=True)
     evidence = "MixReward spans six domains, 103 languages"
     assert supports("MixReward covers 103 languages across 6 domains.", evidence)
 
@@ -70,8 +72,16 @@ def test_a_question_asks_its_settings_of_the_paper_but_not_its_bounds_years_orde
         "What happens in the 2nd stage?": set(),
         "Name 3 papers on watermarking.": set(),
         "What are the two components it introduces?": set(),  # describes the answer
-        "How many cases does it test against five agents?": {"5"},
+        "How does it compare two distributions?": set(),  # a count in words is written loosely
         "What AUC does it reach with the 7B model?": {"7"},
+        # A yes/no question puts its figures to the paper ("No: 2.3x"); they are not settings.
+        "Does it achieve a 2x speedup?": set(),
+        "Does it reach 90% accuracy on MedQA?": set(),
+        "Is it evaluated on over 10 benchmarks?": set(),
+        "Does it improve by 30-50%?": set(),
+        "How does it compare against over 5 baselines?": set(),
+        "How is it affected by 4-bit quantization?": {"4"},  # part of a compound: no bound
+        "What does it do with 2048 tokens?": {"2048"},  # no year
     }
     for question, figures in asked.items():
         assert asked_figures(question) == figures, question
@@ -83,9 +93,13 @@ def test_a_question_asks_its_settings_of_the_paper_but_not_its_bounds_years_orde
 def test_unwritten_variants_are_names_whose_sibling_alone_the_paper_writes():
     from rag.text import unwritten_variants
 
-    text = "We disentangle DINOv2-S and DINOv2-B, Llama-3-70B, GPT-4, ImageNet and Qwen2.5-7B-Instruct."
+    text = (
+        "We disentangle DINOv2-S and DINOv2-B, Llama-3-70B, GPT-4, ImageNet and Qwen2.5-7B-Instruct,"
+        " use ResNet50, multi-step LLM-powered agents and non-convex losses, and test on CIFAR-10."
+    )
     asked = {"DINOv2-L": ["DINOv2-L"], "Llama-3-8B": ["Llama-3-8B"], "GPT-4o": ["GPT-4o"],
-             "ImageNet-1k": [], "Qwen2.5-7B": [], "Llama-3": [], "CIFAR-10": []}  # fmt: skip
+             "ImageNet-1k": [], "Qwen2.5-7B": [], "Llama-3": [], "CIFAR-10": [], "ResNet-50": [],
+             "Multi-Agent": [], "LLM-based": [], "Non-IID": []}  # fmt: skip
     for name, unwritten in asked.items():
         assert unwritten_variants(f"How does it do on {name}?", text) == unwritten, name
 
