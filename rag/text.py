@@ -410,11 +410,11 @@ _OVER = re.compile(
     r"\b(?P<word>over|under|above|below|beyond)\s*[-$]?\s*$",
     re.I,
 )
-_SHARE_AFTER = re.compile(r"\s*(?:%|x\b|×|times\b|percent\b|points\b|pp\b)", re.I)
-_UNIT_AFTER = re.compile(r"\s*(?:%|x\b|×|times\b|percent\b|points\b|pp\b)?", re.I)
+_SHARE = r"%|x\b|×|times\b|percent\b|points\b|pp\b"  # a share or a factor, not a count of things
+_SHARE_AFTER = re.compile(rf"\s*(?:{_SHARE})", re.I)
+_UNIT_AFTER = re.compile(rf"\s*(?:{_SHARE})?", re.I)
 _NOT_COUNTED = re.compile(
-    r"\s*(?:%|x\b|×|times\b|percent\b|points\b|pp\b|[?.!,;)]|$"
-    r"|(?:in|on|for|at|with|when|while|and|or|of|than|across|compared|to)\b)",
+    rf"\s*(?:{_SHARE}|[?.!,;)]|$|(?:in|on|for|at|with|when|while|and|or|of|than|across|compared|to)\b)",
     re.I,
 )
 # A figure that is part of a name or a compound ("than 3DGS", "by 4-bit quantization"): no bound.
@@ -433,7 +433,8 @@ _REPLY_SIZE_AFTER = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_PLURAL_AFTER = re.compile(r"\s+[A-Za-z]+[^s\W]*s\b")  # "2048 tokens" is no year
+# "2048 tokens" is no year ("the 2024 paper", "in 2024 is" are).
+_PLURAL_AFTER = re.compile(r"\s+(?!(?:is|was|has|does|this|its|as)\b)[A-Za-z]+[^\Ws]s\b", re.I)
 _FIGURE = re.compile(rf"{_NUMBER.pattern}|{_SPELLED_WORD.pattern}", re.I)
 
 

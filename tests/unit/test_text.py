@@ -82,6 +82,7 @@ def test_a_question_asks_its_settings_of_the_paper_but_not_its_bounds_years_orde
         "How does it compare against over 5 baselines?": set(),
         "How is it affected by 4-bit quantization?": {"4"},  # part of a compound: no bound
         "What does it do with 2048 tokens?": {"2048"},  # no year
+        "Which paper from 2024 is about X?": set(),  # a year
     }
     for question, figures in asked.items():
         assert asked_figures(question) == figures, question
