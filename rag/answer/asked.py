@@ -201,9 +201,9 @@ def new_terms(text: str, question: str) -> set[str]:
 
 
 def counts_what_is_asked(sentence: str, asked: Asked) -> bool:
-    """Does ``sentence`` give a count of what a "how many <things>" question counts: a figure (in
-    digits or words) next to the things' name somewhere in it ("3K videos", "one billion residual
-    stream activations")? A sentence on the paper's three components does not say how many human
+    """Could ``sentence`` give a count of what a "how many <things>" question counts: does it name
+    the things and hold a figure, in digits or words ("3K videos", "one billion residual stream
+    activations")? A sentence on the paper's three components does not say how many human
     participants took part. True when the question counts nothing in particular."""
     if not asked.counted:
         return True

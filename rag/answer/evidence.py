@@ -100,11 +100,13 @@ def gather(
     A sentence naming what the question asks for (a figure for "how many", a name for "which")
     scores ``tuning.typed_bonus`` more, so the quoted answer leads with it rather than with a
     restatement. A paper answers when ``tuning.answer_coverage`` of the question's weighted terms
-    occur in its best sentences (with the paper's name) and no rare term or number of the
-    question is missing from it; and, for "Which paper proposes a protein structure predictor
-    that beats AlphaFold3?", which names a paper by what it does, when one sentence (with the
-    title) says ``tuning.constraint_coverage`` of that, weighted by IDF, without research filler
-    and names: sharing the name AlphaFold3 is not enough.
+    occur in its best sentences (with the paper's name), no rare name of the question is missing
+    from it, nor a figure that sets the question's setting (:func:`rag.text.asked_figures`: not a
+    bound, a year or "the two components"), nor the very variant of a model it names; "how many
+    <things>" needs a sentence that counts those things; and, for "Which paper proposes a protein
+    structure predictor that beats AlphaFold3?", which names a paper by what it does, when one
+    sentence (with the title) says ``tuning.constraint_coverage`` of that, weighted by IDF,
+    without research filler and names: sharing the name AlphaFold3 is not enough.
     """
     terms = lexical_terms(without_bounds(question))  # "by more than 50%" is not to be shared
     rows: list[tuple[str, int, str]] = []
