@@ -432,7 +432,7 @@ _REPLY_SIZE_AFTER = re.compile(
     r"|items?|references?|citations?|paragraphs?|lines?)\b",
     re.I,
 )
-_YEAR = re.compile(r"(?:19|20)\d\d")
+YEAR = re.compile(r"(?:19|20)\d\d")  # a year (a venue's, a question's): not a setting
 # "2048 tokens" is no year ("the 2024 paper", "in 2024 is" are).
 _PLURAL_AFTER = re.compile(r"\s+(?!(?:is|was|has|does|this|its|as)\b)[A-Za-z]+[^\Ws]s\b", re.I)
 _FIGURE = re.compile(rf"{_NUMBER.pattern}|{_SPELLED_WORD.pattern}", re.I)
@@ -471,7 +471,7 @@ def _question_figures(text: str) -> Iterator[tuple[re.Match[str], str, str, int]
             or _ORDINAL_AFTER.match(after)
             or _REPLY_SIZE_AFTER.match(after)
             or (_DESCRIBING_BEFORE.search(before) and after[:1].isspace())
-            or (_YEAR.fullmatch(number) and not _PLURAL_AFTER.match(after) and not after.startswith("%"))
+            or (YEAR.fullmatch(number) and not _PLURAL_AFTER.match(after) and not after.startswith("%"))
         ):
             yield match, number, "other", match.start()
         else:

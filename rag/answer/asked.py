@@ -182,16 +182,17 @@ def expansion_in(sentence: str, acronym: str) -> str | None:
 _SCRIPTS = str.maketrans({"^": "", "{": "", "}": "", "$": ""})
 
 
-_NUMBER_WORDS = re.compile(
-    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozens?|twenty|thirty|forty"
-    r"|fifty|hundreds?|thousands?|millions?|billions?|trillions?|half|double|twice|triple|several)\b",
+# Words that give an amount without being a count rag.text reads as digits ("six" is read as 6).
+_AMOUNT_WORDS = re.compile(
+    r"\b(?:one|dozens?|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|trillions?|half"
+    r"|double|twice|triple|several)\b",
     re.I,
 )
 
 
 def _figures(text: str) -> set[str]:
-    """The numbers of ``text``, in digits or in words ("four", "one billion")."""
-    return numbers_in(text) | {w.lower() for w in _NUMBER_WORDS.findall(text)}
+    """The numbers of ``text``, in digits or in words ("four" as 4, "one billion")."""
+    return numbers_in(text, spelled=True) | {w.lower() for w in _AMOUNT_WORDS.findall(text)}
 
 
 def new_terms(text: str, question: str) -> set[str]:

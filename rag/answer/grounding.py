@@ -18,6 +18,7 @@ import re
 
 from rag.records import Paper
 from rag.text import (
+    YEAR,
     acronym_singular,
     asked_figures,
     cited_sentences,
@@ -40,7 +41,6 @@ def _text_of(papers: list[Paper]) -> str:
 # digits (Llama-3.1-8B, Qwen2.5-1.5B, GPT-4o, ImageNet-1k) or a bare size (7B, 1.5B, 125M).
 # Digit-led tokens are thresholds, units or orders ("2x", "24GB", "2nd", "1st-order", "3D").
 _SETTING = re.compile(r"(?<![\w.\-])(?:[A-Za-z][A-Za-z0-9.\-]*\d[A-Za-z0-9.\-]*|\d+(?:\.\d+)?[BM](?![\w.]))")
-_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def _settings_named(question: str) -> list[tuple[str, str, list[str]]]:
@@ -51,7 +51,7 @@ def _settings_named(question: str) -> list[tuple[str, str, list[str]]]:
         token = token.rstrip(".-")
         base = re.match(r"[A-Za-z]*", token).group()
         digits = re.findall(r"\d+", token)
-        if digits and not any(_YEAR.fullmatch(d) for d in digits) and len(base) != 1:
+        if digits and not any(YEAR.fullmatch(d) for d in digits) and len(base) != 1:
             named.append((token, base, digits))
     return named
 
@@ -82,8 +82,8 @@ def unmet_figures(question: str, papers: list[Paper]) -> str | None:
         return None
     text = _text_of(papers)
     written = set(re.findall(r"\d+", text))
-    unmet = [
-        f"the figures of {name}"
+    unnamed = [
+        name
         for name, base, digits in sorted(_settings_named(question))
         if not set(digits) <= written
         and not (base and re.search(rf"(?<![\w\-]){re.escape(base)}(?![\w\-])", text, re.I))
@@ -91,12 +91,10 @@ def unmet_figures(question: str, papers: list[Paper]) -> str | None:
     # The counts and measures it sets outside a name ("from 20 generators", "at 4-bit", "on 8
     # GPUs"), in digits or words; bounds, years, orders and the reply's size are not conditions.
     counts = asked_figures(_SETTING.sub(" ", plain_text(question)))
+    variants = [n for n in unwritten_variants(question, text) if n not in unnamed]
+    unmet = [f"the figures of {name}" for name in unnamed]
     unmet += sorted(counts - numbers_in(text, spelled=True))
-    unmet += [
-        f"{name} (only another variant)"
-        for name in unwritten_variants(question, text)
-        if f"the figures of {name}" not in unmet
-    ]
+    unmet += [f"{name} (only another variant)" for name in variants]
     return f"the cited papers never write {', '.join(unmet)}" if unmet else None
 
 
