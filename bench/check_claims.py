@@ -18,7 +18,10 @@ wrong-paper rows whose right paper is among the suggestions, citations that reso
 and time: per claim, and per draft of up to 30 claims (warm, in process; the first draft of a
 run also pays for opening the index). A 30-claim draft is also timed as one cold ``citeline
 check`` process. ``--memory`` adds peak RSS and time of ``citeline check`` on a generated ~1 MB
-.tex (a 200-page paper) with one citation every few sentences.
+.tex (a 200-page paper) with one citation every few sentences. Outside the benchmark, each side
+also judges the 1,465 authors' TL;DRs of ICLR 2017/2018 and CoRL 2022/2023 against their own
+papers: a paraphrase its paper supports, so a contradiction found there is a false alarm
+(:func:`tldr_alarms`).
 
 Each side runs in its own process with ``PYTHONPATH`` at its checkout (the baseline is checked out
 into a git worktree) running *this* file's ``--side`` mode, so both are measured by the same code;
@@ -235,6 +238,50 @@ def side(splits: list[str], corpora: Path, llm: str, out_dir: Path) -> dict[str,
     return {"outcomes": outcomes, "drafts": drafts}
 
 
+TLDR = ("iclr2017.jsonl.gz", "iclr2018.jsonl.gz", "corl2022.jsonl.gz", "corl2023.jsonl.gz")
+
+
+def tldr_alarms(corpora: Path) -> dict[str, Any]:
+    """False alarms outside the benchmark: every paper's TL;DR, written by its authors, judged
+    against that paper alone (as a claim citing it, the paper being the closest match). A TL;DR
+    is a paraphrase its paper supports, so "turned around" (a contradiction found) is a false
+    alarm; "flagged" adds the TL;DRs that name a figure or a name the abstract lacks or share too
+    few words with it (some of those are honest: a TL;DR may say more than its abstract). IDF
+    weights from the TL;DR's own conference. Through ``rag.answer.check.judge``, the per-paper
+    judgement ``Library.check`` makes."""
+    import collections
+    import gzip
+
+    from rag.answer.check import SUPPORTED, judge
+    from rag.records import Paper
+    from rag.retrieval.relevance import TermWeights, paper_terms
+    from rag.settings import Settings
+    from rag.text import lexical_terms
+
+    settings = Settings()
+    total = turned = flagged = 0
+    for name in TLDR:
+        with gzip.open(corpora / name, "rt", encoding="utf-8") as lines:
+            records = [json.loads(line) for line in lines]
+        papers = [
+            Paper(r["id"], r.get("abstract") or "", "", name, i + 1, r.get("title") or "")
+            for i, r in enumerate(records)
+        ]
+        df: collections.Counter[str] = collections.Counter()
+        for paper in papers:
+            df.update(paper_terms(paper))
+        for record, paper in zip(records, papers, strict=True):
+            claim = (record.get("tldr") or "").strip()
+            if not claim or not paper.abstract:
+                continue
+            weights = TermWeights.from_counts(lexical_terms(claim), df, len(papers), settings.retrieval)
+            judged = judge(claim, paper, weights, settings.answer, closest=True)
+            total += 1
+            turned += bool(judged.contradiction)
+            flagged += judged.verdict != SUPPORTED
+    return {"tldrs": total, "turned_around": _share(turned, total), "flagged": _share(flagged, total)}
+
+
 def _outcome(split: str, row: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
     verdict = record["verdict"] if record else "none"
     suggested = [s["id"] for s in (record or {}).get("suggestions", [])]
@@ -419,6 +466,7 @@ def main(argv: list[str] | None = None) -> int:
             result["cold"] = cold_run(args.drafts, full)
         if args.memory:
             result["memory"] = memory_run(args.drafts)
+        result["tldr"] = tldr_alarms(args.corpora)
         print(json.dumps(result))
         return 0
     args.data.mkdir(parents=True, exist_ok=True)
@@ -446,6 +494,7 @@ def main(argv: list[str] | None = None) -> int:
         "splits": {},
         "cold": {},
         "memory": {},
+        "tldr": {},
         "cores": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
@@ -460,6 +509,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, result in sides.items():
         report["cold"][name] = result.get("cold")
         report["memory"][name] = result.get("memory")
+        report["tldr"][name] = tldr = result.get("tldr")
+        if tldr:
+            print(
+                f"  {name}: authors' TL;DRs against their own papers ({tldr['tldrs']}): turned around "
+                f"{_pct(tldr['turned_around'])}, flagged {_pct(tldr['flagged'])} (outside the benchmark)"
+            )
         cold = result.get("cold")
         if cold:
             print(

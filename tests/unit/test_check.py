@@ -257,6 +257,16 @@ def test_a_comparison_far_from_the_claim_turns_nothing_around():
         ("The new loss helps calibration.", "Dropout hurts the throughput of training.", ""),
         ("Moreover, long documents are handled well.", "It uses less memory for long documents.", ""),
         ("Our approach performs better on ImageNet.", "The baseline performs worse on CIFAR.", ""),
+        (  # what it is about is counted in content words: "of the same size" reaches "size"
+            "Sparse mixtures fall short of dense transformers of the same size on long-context retrieval.",
+            "Sparse mixtures match, and on two tasks exceed, the retrieval of comparably sized transformers.",
+            "exceed",
+        ),
+        (  # one shared word ("neurons") is not yet the same thing
+            "Pruning removes redundant neurons from the trained network.",
+            "Over-parameterized models hold far more neurons than the task requires.",
+            "",
+        ),
     ],
 )
 def test_an_antonym_turns_a_finding_around_only_next_to_what_both_sides_speak_of(claim, sentence, says):
@@ -264,6 +274,32 @@ def test_an_antonym_turns_a_finding_around_only_next_to_what_both_sides_speak_of
 
     found = contradiction(claim, [sentence])
     assert (f"says {says}," in found) if says else found == ""
+
+
+@pytest.mark.parametrize(
+    "claim, sentence, turned",
+    [
+        (
+            "Mixing old samples into each new batch does not prevent forgetting of earlier tasks.",
+            "Mixing old samples into each new batch avoids forgetting of earlier tasks.",
+            True,
+        ),
+        (
+            "Mixing old samples into each new batch prevents forgetting of earlier tasks.",
+            "Mixing old samples into each new batch avoids forgetting of earlier tasks.",
+            False,
+        ),
+        (  # "without the need" says what "does not require" says
+            "Demonstrations are collected without the need for a physical robot arm.",
+            "The system does not require a physical robot arm to collect demonstrations.",
+            False,
+        ),
+    ],
+)
+def test_a_negation_in_front_of_a_verb_of_the_same_sense_turns_the_finding_around(claim, sentence, turned):
+    from rag.answer.check import contradiction
+
+    assert ("negates" in contradiction(claim, [sentence])) is turned
 
 
 def test_the_same_finding_in_other_words_is_supported_without_a_reason():
