@@ -244,7 +244,11 @@ def score_papers(
         # matches join them, so the vocabulary and the stop have a core to come from.
         # Only papers as near the topic as the typical paper naming it (their median): a niche
         # topic ("symbolic regression", two papers) is not padded with papers on something nearby.
-        bar = max(tuning.core_least_z, float(np.median(z_topic[core])))
+        # Papers naming it are the core and those holding most of its weighted terms (nearer it
+        # than the median paper): with the core alone, one core paper set the bar at its own match
+        # ("deep learning theory" at ICLR 2022: one core paper, 52 with its words, 2 selected).
+        naming = core | ((coverage >= tuning.core_coverage) & meant)
+        bar = max(tuning.core_least_z, float(np.median(z_topic[naming])))
         strong = np.flatnonzero((z_topic > bar) & ~core)
         joining = strong[np.argsort(-z_topic[strong], kind="stable")][: tuning.core_least - int(core.sum())]
         core = core.copy()

@@ -228,3 +228,25 @@ def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_stronge
     small = [t[:] for t in terms[:200]]
     _, core, _ = score_papers(topic[None, :], parts_terms, vectors[:200], small, tuning=TUNING)
     assert set(np.flatnonzero(core)) == {0, 1}  # a short list is left as it is
+
+
+def test_one_core_paper_far_above_the_papers_holding_the_topics_words_does_not_stop_the_top_up():
+    from rag.retrieval.topics import score_papers
+
+    rng = np.random.default_rng(1)
+    n, dim = 400, 32
+    topic = np.zeros(dim, np.float32)
+    topic[0] = 1.0
+    vectors = rng.normal(size=(n, dim)).astype(np.float32)
+    vectors[0, 0] += 9.0  # the one paper writing the topic as a phrase, a far stronger match
+    vectors[1:31, 0] += 0.8  # thirty holding its words apart, a little nearer than most
+    vectors[31:43, 0] += 4.0  # twelve nearer in meaning, without its words
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    terms = [["other", f"w{i}"] for i in range(n)]
+    terms[0] = ["deep", "learn", "theori", "bound"]
+    for i in range(1, 31):
+        terms[i] = ["theori", "deep", "learn"]
+    _, core, _ = score_papers(topic[None, :], [["deep", "learn", "theori"]], vectors, terms, tuning=TUNING)
+    # Topped up to topic_core_least by meaning (the bar is the median of the papers naming it,
+    # not the one core paper's own match), mostly with the twelve nearer papers.
+    assert core[0] and core.sum() == TUNING.core_least and core[31:43].sum() >= TUNING.core_least - 2
