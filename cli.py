@@ -545,6 +545,19 @@ def llm_status(json_out: Json = False, config: Config = None) -> None:
         render.llm_status(status)
 
 
+@llm_app.command("start", epilog="Example: citeline llm start")
+def llm_start(json_out: Json = False, config: Config = None) -> None:
+    """Start the embedded model's server now, so the first ask does not wait for it to load."""
+    from rag import Library
+    from rag.ui import render
+
+    status = Library(_settings(config)).model_start()
+    if json_out:
+        render.print_json(status)
+    else:
+        render.llm_started(status)
+
+
 @llm_app.command("stop", epilog="Example: citeline llm stop")
 def llm_stop(config: Config = None) -> None:
     """Stop the embedded model's server (the next ask starts it again)."""

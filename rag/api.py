@@ -232,6 +232,13 @@ class Library:
 
         return llm_status(self.settings)
 
+    def model_start(self) -> dict:
+        """Start the resident embedded model server now, or find the running one (what ``citeline
+        llm start`` does): :meth:`model_status` of it, ``started`` saying whether it was started."""
+        from rag.llm.resident import llm_start
+
+        return llm_start(self.settings)
+
     def _stores(self):
         from rag.index.embeddings import make_embedder
         from rag.index.store import open_stores

@@ -555,6 +555,15 @@ def llm_status(settings: Settings) -> dict:
     }
 
 
+def llm_start(settings: Settings) -> dict:
+    """Start the resident server now, as the next ask would (or find the running one), so a
+    session's first answer does not wait for the weights to load; :func:`llm_status` of it, with
+    ``started`` saying whether this call started it."""
+    running = healthy(read_state(settings), settings)
+    state = connect(settings)
+    return {**llm_status(settings), "started": not running, "pid": state.pid}
+
+
 def llm_stop(settings: Settings) -> bool:
     """Stop the resident server; False when none of ours was running (nothing else is signalled)."""
     return stop(settings) is not None

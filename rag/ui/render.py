@@ -587,6 +587,12 @@ def llm_status(status: dict) -> None:
     )
 
 
+def llm_started(status: dict) -> None:
+    """What ``llm start`` did, then the server's state."""
+    console.print("started; " if status.get("started") else "already running; ", end="")
+    llm_status(status)
+
+
 def llm_stopped(was_running: bool) -> None:
     """What ``llm stop`` did."""
     console.print("stopped" if was_running else "not running")
