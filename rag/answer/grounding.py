@@ -18,14 +18,18 @@ import re
 
 from rag.records import Paper
 from rag.text import (
+    RESEARCH_FILLER,
     YEAR,
+    YES_NO,
     acronym_singular,
     asked_figures,
     cited_sentences,
     coined_names,
+    lexical_terms,
     names_written,
     numbers_in,
     plain_text,
+    stems_of,
     supports,
     unwritten_variants,
     without_keys,
@@ -95,6 +99,34 @@ def unmet_figures(question: str, papers: list[Paper]) -> str | None:
     unmet = [f"the figures of {name}" for name in unnamed]
     unmet += sorted(counts - numbers_in(text, spelled=True))
     unmet += [f"{name} (only another variant)" for name in variants]
+    return f"the cited papers never write {', '.join(unmet)}" if unmet else None
+
+
+_QUESTION_WORD = re.compile(r"[^\W_][\w\-]*")
+# Verbs a question uses for how a result is reported, which a paper writes in its own words ("Does
+# it reach an AUC above 90?" / "finds backdoors (AUC 94.3)"): repeating one asserts nothing new.
+_RESULT_VERBS = frozenset(
+    "reach achieve attain obtain get score beat outperform surpass exceed improve boost increase raise"
+    " reduce lower cut decrease need require use work help perform handle scale run report evaluate"
+    " compare test find show give yield make keep stay remain hold".split()
+)
+
+
+def unmet_claim(question: str, answer: str, papers: list[Paper]) -> str | None:
+    """Why an answer resting on ``papers`` asserts what a yes/no ``question`` puts to them without
+    their saying it, or None. A yes/no question is a claim ("Does the watermark survive pruning of
+    the extracted model?"); a small model answers it by repeating it ("The watermark survives
+    pruning ..."), each sentence then shares most of its words with the paper and passes
+    attribution. The words it repeats from the question must be the papers' words too: a paper
+    that never writes "pruning" says neither yes nor no to it. Only yes/no questions: a
+    wh-question's words are what the asker presupposes, and an answer naturally repeats them."""
+    if not papers or not YES_NO.match(plain_text(question)):
+        return None
+    filler = stems_of(RESEARCH_FILLER | _RESULT_VERBS)
+    written = set(lexical_terms(_text_of(papers)))
+    repeated = set(lexical_terms(plain_text(without_keys(answer)))) - written - filler
+    words = [w for w in _QUESTION_WORD.findall(question) if set(lexical_terms(w)) & repeated]
+    unmet = list(dict.fromkeys(w.lower() for w in words))
     return f"the cited papers never write {', '.join(unmet)}" if unmet else None
 
 

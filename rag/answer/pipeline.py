@@ -22,7 +22,7 @@ from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
 from rag.answer.followup import resolve as resolve_follow_up
-from rag.answer.grounding import invented_figures, invented_names, unmet_figures
+from rag.answer.grounding import invented_figures, invented_names, unmet_claim, unmet_figures
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
 from rag.answer.listing import listing_answer
@@ -262,7 +262,8 @@ class AnswerChain:
         if withheld is None and not attributed.text:
             withheld = "no sentence of the draft is supported by a retrieved paper"
         if withheld is None:
-            withheld = unmet_figures(asked, attributed.cited(run.context))
+            cited = attributed.cited(run.context)
+            withheld = unmet_figures(asked, cited) or unmet_claim(asked, attributed.text, cited)
         if withheld is None and not ev.names_what_is_asked(attributed.text, asked, run.evidence):
             withheld = "the draft does not name what the question asks for"
         if withheld:

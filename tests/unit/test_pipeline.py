@@ -325,3 +325,24 @@ def test_every_model_call_stops_reading_a_reply_that_falls_into_a_loop():
     model = ScriptedChatModel(replies=["Themes: watermarking, " + "audio " * 300], prompts=[])
     reply = LLMHandle("openai", model, "scripted").invoke("Name the themes.", max_tokens=400)
     assert reply == "Themes: watermarking, audio" and model.pieces_sent < 40  # of ~460
+
+
+def test_a_draft_saying_yes_to_a_claim_in_words_its_paper_never_writes_is_withheld():
+    # A yes/no question puts a claim to the papers; repeating it is no evidence for it.
+    asked = {
+        "Does AudioMark survive pruning of the audio model?": (
+            "AudioMark survives pruning of the audio model [w1].",
+            "the cited papers never write pruning",
+        ),
+        "Does AudioMark survive compression?": ("Yes, AudioMark survives compression [w1].", None),
+        # A wh-question's words are what the asker presupposes: repeating them is how one answers.
+        "Which watermarking method for synthetic audio survives pruning?": (
+            "AudioMark, a watermarking method for synthetic audio, survives compression [w1].",
+            None,
+        ),
+    }
+    for question, (reply, withheld) in asked.items():
+        chain, _ = _chain([reply, "no"])
+        answer = chain.ask(question)
+        assert answer.withheld == withheld, question
+        assert answer.abstained if withheld else answer.mode == "generated", question
