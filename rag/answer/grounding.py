@@ -105,11 +105,19 @@ def unmet_figures(question: str, papers: list[Paper]) -> str | None:
 _QUESTION_WORD = re.compile(r"[^\W_][\w\-]*")
 # Verbs a question uses for how a result is reported, which a paper writes in its own words ("Does
 # it reach an AUC above 90?" / "finds backdoors (AUC 94.3)"): repeating one asserts nothing new.
-_RESULT_VERBS = frozenset(
+# With them, the auxiliaries that make the question a yes/no question ("Does it have to ...").
+_UNASSERTED = frozenset(
     "reach achieve attain obtain get score beat outperform surpass exceed improve boost increase raise"
     " reduce lower cut decrease need require use work help perform handle scale run report evaluate"
-    " compare test find show give yield make keep stay remain hold".split()
+    " compare test find show give yield make keep stay remain hold has have had will would may might"
+    " must shall should".split()
 )
+_IN_ORDER_TO = re.compile(r"\bin order to\b", re.I)
+
+
+def _written(term: str, written: set[str]) -> bool:
+    """``term`` or a word sharing its stem's start ("embed" is stemmed "emb", "embedding" "embed")."""
+    return term in written or any(w.startswith(term) or term.startswith(w) for w in written if len(w) >= 4)
 
 
 def unmet_claim(question: str, answer: str, papers: list[Paper]) -> str | None:
@@ -118,16 +126,21 @@ def unmet_claim(question: str, answer: str, papers: list[Paper]) -> str | None:
     the extracted model?"); a small model answers it by repeating it ("The watermark survives
     pruning ..."), each sentence then shares most of its words with the paper and passes
     attribution. The words it repeats from the question must be the papers' words too: a paper
-    that never writes "pruning" says neither yes nor no to it. Only yes/no questions: a
-    wh-question's words are what the asker presupposes, and an answer naturally repeats them."""
+    that never writes "pruning" says neither yes nor no to it. Two such words at least: one is
+    often the answer's paraphrase ("Does it have to retrain the protected model?" / "No, it does
+    not have to retrain the protected model", the paper writing "the owner's model"). Only yes/no
+    questions: a wh-question's words are what the asker presupposes, and an answer repeats them."""
     if not papers or not YES_NO.match(plain_text(question)):
         return None
-    filler = stems_of(RESEARCH_FILLER | _RESULT_VERBS)
+    exempt = stems_of(RESEARCH_FILLER | _UNASSERTED)
     written = set(lexical_terms(_text_of(papers)))
-    repeated = set(lexical_terms(plain_text(without_keys(answer)))) - written - filler
-    words = [w for w in _QUESTION_WORD.findall(question) if set(lexical_terms(w)) & repeated]
+    said = lexical_terms(_IN_ORDER_TO.sub(" ", plain_text(without_keys(answer))))
+    repeated = {t for t in said if len(t) > 3 and t not in exempt and not _written(t, written)}
+    words = [
+        w for w in _QUESTION_WORD.findall(_IN_ORDER_TO.sub(" ", question)) if set(lexical_terms(w)) & repeated
+    ]
     unmet = list(dict.fromkeys(w.lower() for w in words))
-    return f"the cited papers never write {', '.join(unmet)}" if unmet else None
+    return f"the cited papers never write {', '.join(unmet)}" if len(unmet) >= 2 else None
 
 
 def invented_names(answer: str, papers: list[Paper]) -> str | None:

@@ -330,13 +330,18 @@ def test_every_model_call_stops_reading_a_reply_that_falls_into_a_loop():
 def test_a_draft_saying_yes_to_a_claim_in_words_its_paper_never_writes_is_withheld():
     # A yes/no question puts a claim to the papers; repeating it is no evidence for it.
     asked = {
-        "Does AudioMark survive pruning of the audio model?": (
-            "AudioMark survives pruning of the audio model [w1].",
-            "the cited papers never write pruning",
+        "Does AudioMark survive pruning and fine-tuning of the audio model?": (
+            "AudioMark survives pruning and fine-tuning of the audio model [w1].",
+            "the cited papers never write pruning, fine-tuning",
         ),
         "Does AudioMark survive compression?": ("Yes, AudioMark survives compression [w1].", None),
+        # One word the paper puts otherwise is the answer's paraphrase ("synthesized" / "synthetic").
+        "Does AudioMark survive compression of synthesized audio?": (
+            "Yes, AudioMark survives compression of synthesized audio [w1].",
+            None,
+        ),
         # A wh-question's words are what the asker presupposes: repeating them is how one answers.
-        "Which watermarking method for synthetic audio survives pruning?": (
+        "Which watermarking method for synthetic audio survives pruning and fine-tuning?": (
             "AudioMark, a watermarking method for synthetic audio, survives compression [w1].",
             None,
         ),
