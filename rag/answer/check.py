@@ -630,8 +630,8 @@ def _context(stems: str, word: str) -> set[str]:
 def _anchored(said: str, mine: str, found: str, theirs: str) -> bool:
     """Claim and sentence use their antonyms about the same thing: two content words near one
     are near the other. One was too few: "requires" next to "neurons" turned around a TL;DR
-    about "removing correlated neurons" (1 in ~150 TL;DRs checked against their own papers was
-    flagged so)."""
+    about "removing correlated neurons" (of 1,465 authors' TL;DRs checked against their own
+    papers, 16 were turned around with one shared word, 8 with two)."""
     return len(_context(said, mine) & _context(found, theirs)) >= 2
 
 
@@ -650,7 +650,8 @@ def _graded(claim: str, sentence: str) -> str:
 
 def _negated(claim: str, sentence: str) -> str:
     """One side puts a negation in front of three of the claim's terms in a row that the other
-    side states without any negation."""
+    side states without any negation ("without" counts as one there), the first term possibly a
+    verb of the same sense (:data:`_SAME_VERB`: "does not prevent collapse" / "avoids collapse")."""
     for negating, plain, who in ((sentence, claim, "the paper"), (claim, sentence, "the claim")):
         if _NEGATION.search(plain) or _WITHOUT.search(plain):  # "without the need" negates too
             continue
