@@ -421,8 +421,10 @@ _NOT_COUNTED = re.compile(
 _GLUED_AFTER = re.compile(r"(?![xX×kKMB]\b)[A-Za-z]|-[A-Za-z]")
 # The second figure of a range after a bound ("by 30-50%", "between 10 and 20").
 _RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to|and)\s*$")
+# The verbs a yes/no question starts with; as words, they assert nothing of their own.
+AUXILIARIES = frozenset("is are was were does do did can could has have had will would".split())
 # A yes/no question ("Does it reach 90%?"): its figures are put to the paper, not settings.
-YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would)\b", re.I)
+YES_NO = re.compile(rf"^\s*(?:{'|'.join(sorted(AUXILIARIES))})\b", re.I)
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
 # "the two components", "which two models", "what 3 datasets": a count that describes the answer
 # (the paper may list them without the number), not a setting it is asked about.

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from rag.text import (
+    AUXILIARIES,
     STOP_WORDS,
     YES_NO,
     canonical_name,
@@ -75,7 +76,6 @@ class Asked:
 # verb or function word ("how many residual stream activations were ..." counts activations,
 # "how many human participants took part" participants). Irregular plurals count nothing.
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the|its|their)\s+)?((?:[A-Za-z][\w\-]*\s*){1,3})", re.I)
-_AUXILIARIES = frozenset("does do did is are was were can could has have had will would".split())
 
 
 def _counted(text: str) -> str:
@@ -85,7 +85,7 @@ def _counted(text: str) -> str:
         return ""
     plurals = []
     for word in match.group(1).split():
-        if word.lower() in STOP_WORDS or word.lower() in _AUXILIARIES:
+        if word.lower() in STOP_WORDS or word.lower() in AUXILIARIES:
             break
         if word.endswith("s") and not word.endswith("ss") and word.lower() != "times":
             plurals.append(word)

@@ -20,6 +20,7 @@ import re
 
 from rag.records import Paper
 from rag.text import (
+    AUXILIARIES,
     RESEARCH_FILLER,
     YEAR,
     YES_NO,
@@ -107,12 +108,12 @@ def unmet_figures(question: str, papers: list[Paper]) -> str | None:
 _QUESTION_WORD = re.compile(r"[^\W_][\w\-]*")
 # Verbs a question uses for how a result is reported, which a paper writes in its own words ("Does
 # it reach an AUC above 90?" / "finds backdoors (AUC 94.3)"): repeating one asserts nothing new.
-# With them, the auxiliaries that make the question a yes/no question ("Does it have to ...").
-_UNASSERTED = frozenset(
+# With them, the auxiliaries and modals that make the question and its answer ("Does it have to
+# ...", "it may").
+_UNASSERTED = AUXILIARIES | frozenset(
     "reach achieve attain obtain get score beat outperform surpass exceed improve boost increase raise"
     " reduce lower cut decrease need require use work help perform handle scale run report evaluate"
-    " compare test find show give yield make keep stay remain hold has have had will would may might"
-    " must shall should".split()
+    " compare test find show give yield make keep stay remain hold may might must shall should".split()
 )
 _IN_ORDER_TO = re.compile(r"\bin order to\b", re.I)
 
