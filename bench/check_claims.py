@@ -264,7 +264,14 @@ def tldr_alarms(corpora: Path) -> dict[str, Any]:
         with gzip.open(corpora / name, "rt", encoding="utf-8") as lines:
             records = [json.loads(line) for line in lines]
         papers = [
-            Paper(r["id"], r.get("abstract") or "", "", name, i + 1, r.get("title") or "")
+            Paper(
+                id=r["id"],
+                abstract=r.get("abstract") or "",
+                label="",
+                source=name,
+                line=i + 1,
+                title=r.get("title") or "",
+            )
             for i, r in enumerate(records)
         ]
         df: collections.Counter[str] = collections.Counter()

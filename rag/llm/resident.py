@@ -560,8 +560,8 @@ def llm_start(settings: Settings) -> dict:
     session's first answer does not wait for the weights to load; :func:`llm_status` of it, with
     ``started`` saying whether this call started it."""
     running = healthy(read_state(settings), settings)
-    state = connect(settings)
-    return {**llm_status(settings), "started": not running, "pid": state.pid}
+    connect(settings)
+    return {**llm_status(settings), "started": not running}
 
 
 def llm_stop(settings: Settings) -> bool:
