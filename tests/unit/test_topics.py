@@ -199,19 +199,26 @@ def test_an_acronym_the_collection_defines_once_is_read_as_the_field_writes_it()
     assert expand_acronyms(["XYZ", "gnn"], once) == ["XYZ", "gnn"]  # unknown, or not written as one
 
 
-def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_strongest_dense_matches():
-    from rag.retrieval.topics import score_papers
-
-    rng = np.random.default_rng(0)
-    n, dim = 400, 32
+def _conference(seed: int, nearer: dict[tuple[int, int], float], n: int = 400, dim: int = 32):
+    """A synthetic conference: a topic vector, ``n`` random unit paper vectors of which the rows
+    ``a:b`` of each ``nearer`` key are moved towards the topic by its value, and terms that name
+    nothing (tests put the topic's words where they need them)."""
+    rng = np.random.default_rng(seed)
     topic = np.zeros(dim, np.float32)
     topic[0] = 1.0
     vectors = rng.normal(size=(n, dim)).astype(np.float32)
-    vectors[:2, 0] += 4.0  # two papers naming the topic
-    vectors[2:12, 0] += 6.0  # ten nearer it in meaning that do not name it
-    vectors[12:16, 0] += 2.0  # four near it, but less than the papers naming it
+    for (a, b), shift in nearer.items():
+        vectors[a:b, 0] += shift
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    terms = [["other", f"w{i}"] for i in range(n)]
+    return topic, vectors, [["other", f"w{i}"] for i in range(n)]
+
+
+def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_strongest_dense_matches():
+    from rag.retrieval.topics import score_papers
+
+    # two papers naming the topic, ten nearer it in meaning that do not name it, four near it but
+    # less than the papers naming it
+    topic, vectors, terms = _conference(0, {(0, 2): 4.0, (2, 12): 6.0, (12, 16): 2.0})
     terms[0] = terms[1] = ["lifelong", "learning", "agent"]
     parts_terms = [["lifelong", "learning"]]
     _, core, _ = score_papers(
@@ -233,16 +240,9 @@ def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_stronge
 def test_one_core_paper_far_above_the_papers_holding_the_topics_words_does_not_stop_the_top_up():
     from rag.retrieval.topics import score_papers
 
-    rng = np.random.default_rng(1)
-    n, dim = 400, 32
-    topic = np.zeros(dim, np.float32)
-    topic[0] = 1.0
-    vectors = rng.normal(size=(n, dim)).astype(np.float32)
-    vectors[0, 0] += 9.0  # the one paper writing the topic as a phrase, a far stronger match
-    vectors[1:31, 0] += 0.8  # thirty holding its words apart, a little nearer than most
-    vectors[31:43, 0] += 4.0  # twelve nearer in meaning, without its words
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    terms = [["other", f"w{i}"] for i in range(n)]
+    # the one paper writing the topic as a phrase, a far stronger match; thirty holding its words
+    # apart, a little nearer than most; twelve nearer in meaning, without its words
+    topic, vectors, terms = _conference(1, {(0, 1): 9.0, (1, 31): 0.8, (31, 43): 4.0})
     terms[0] = ["deep", "learn", "theori", "bound"]
     for i in range(1, 31):
         terms[i] = ["theori", "deep", "learn"]
