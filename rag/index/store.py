@@ -35,6 +35,11 @@ PAGE = 5000
 # default_tenant"). Clients are therefore created one at a time (the MCP server opens them from
 # parallel tool calls).
 _CLIENT_CREATION = threading.Lock()
+# One HTTP client per Chroma server and timeout, for the life of the process. chromadb gives every
+# ``HttpClient`` a System of its own, kept in a class-level registry until ``close()``, with its
+# own connection pool: a client per Store left two open sockets and a System behind for every
+# query (a warm process or MCP server on a Chroma server grew by ~2 file descriptors a query).
+_HTTP_CLIENTS: dict[tuple[str, float], Any] = {}
 
 
 @dataclass
@@ -84,7 +89,9 @@ def connect(settings: Settings):
 
     chromadb's HTTP client has no timeout of its own (a stalled server hangs it forever, even in
     its constructor), so the server is probed first with ``chroma_timeout`` and the client's
-    session is given the same bound; a request that exceeds it becomes a one-line error.
+    session is given the same bound; a request that exceeds it becomes a one-line error. The
+    HTTP client is made once per server and timeout and shared by every later Store of the
+    process (:data:`_HTTP_CLIENTS`).
     """
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -106,15 +113,25 @@ def connect(settings: Settings):
 
     base = _server_url(settings)
     url = urlparse(base)
+    key = (base, settings.chroma_timeout)
     try:
+        # Probed on every connect, a reused client too: an unreachable server is one line here.
         httpx.get(f"{base}/api/v2/heartbeat", timeout=settings.chroma_timeout).raise_for_status()
         with _CLIENT_CREATION:
-            client = chromadb.HttpClient(
-                host=url.hostname or "127.0.0.1",
-                port=url.port or (443 if url.scheme == "https" else 8000),
-                ssl=url.scheme == "https",
-                settings=chroma_settings,
-            )
+            client = _HTTP_CLIENTS.get(key)
+            if client is None:
+                client = chromadb.HttpClient(
+                    host=url.hostname or "127.0.0.1",
+                    port=url.port or (443 if url.scheme == "https" else 8000),
+                    ssl=url.scheme == "https",
+                    settings=chroma_settings,
+                )
+                # chromadb builds its httpx session with timeout=None and offers no setting for
+                # it (chroma-core/chroma#5805); set the bound on the session it made.
+                session = getattr(getattr(client, "_server", None), "_session", None)
+                if isinstance(session, httpx.Client):
+                    session.timeout = httpx.Timeout(settings.chroma_timeout)
+                _HTTP_CLIENTS[key] = client
     except httpx.TimeoutException:
         raise BackendUnavailable(
             f"the Chroma server at {settings.chroma_url} did not answer within {settings.chroma_timeout:g}s "
@@ -122,11 +139,6 @@ def connect(settings: Settings):
         ) from None
     except Exception as exc:  # chromadb raises bare ValueError/ConnectionError variants
         raise BackendUnavailable(f"cannot reach the Chroma server at {settings.chroma_url}: {exc}") from None
-    # chromadb builds its httpx session with timeout=None and offers no setting for it
-    # (chroma-core/chroma#5805); set the bound on the session it made, where it has one.
-    session = getattr(getattr(client, "_server", None), "_session", None)
-    if isinstance(session, httpx.Client):
-        session.timeout = httpx.Timeout(settings.chroma_timeout)
     return client
 
 

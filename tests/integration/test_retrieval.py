@@ -46,3 +46,39 @@ def test_results_are_one_per_paper_with_provenance(seed_retriever):
 def test_watermarking_query_finds_the_watermarking_papers(seed_retriever):
     ids = {h.paper.id for h in seed_retriever.search("watermarking", k=6)}
     assert {"003-09", "000-15", "004-01"} <= ids
+
+
+def test_repeated_queries_on_a_chroma_server_keep_a_fixed_number_of_open_sockets(
+    chroma_server_url, tmp_path, bundled_vectors
+):
+    # A warm process or MCP server opens a Retriever per command; each used to leave a chromadb
+    # client (its System and two keep-alive sockets) behind, so open files grew with every query.
+    import os
+    import uuid
+
+    from rag.index.ingest import ingest
+    from rag.resources import bundled_corpus
+    from rag.retrieval.retriever import Retriever
+    from rag.settings import Settings
+
+    from ..conftest import with_bundled_vectors
+
+    settings = Settings(data_dir=tmp_path / "data", collection=f"t{uuid.uuid4().hex[:10]}",
+                        chroma_url=chroma_server_url)  # fmt: skip
+    ingest(bundled_corpus()[:1], with_bundled_vectors(settings, bundled_vectors))
+
+    def sockets() -> int:
+        count = 0
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+            except FileNotFoundError:  # the listing's own descriptor, closed by now
+                pass
+        return count
+
+    Retriever(settings).search("adaptive percentile threshold for OOD activation scaling", k=2)
+    before = sockets()
+    for _ in range(10):
+        hits = Retriever(settings).search("adaptive percentile threshold for OOD activation scaling", k=2)
+        assert hits and hits[0].paper.id == "000-02"
+    assert sockets() <= before
