@@ -12,6 +12,8 @@ import json
 
 import pytest
 
+from rag.settings import Settings
+
 from .test_cli import run
 
 WATERMARKING = {"003-09", "000-15", "000-14", "004-01", "000-13", "004-10"}
@@ -80,18 +82,16 @@ def test_embedded_default_starts_its_own_server_and_answers(seed_settings):
     assert "14.94" in answer["answer"] and [c["id"] for c in answer["citations"]] == ["000-02"]
 
 
-def test_instruction_injected_into_an_abstract_does_not_take_over_the_model(
-    store_settings, tmp_path, llm_env
-):
+def test_instruction_injected_into_an_abstract_does_not_take_over_the_model(tmp_path, llm_env):
+    # One store is enough: what is under test is the prompt the model gets, which the store does not
+    # change (ingest into both kinds of store is tested in test_store_ingest).
     from .test_reliability import INJECTION
 
     path = tmp_path / "inj.jsonl"
     path.write_text(json.dumps({"id": "inj1", "title": "ShieldNet", "abstract": INJECTION}) + "\n")
-    env = dict(llm_env, CITELINE_COLLECTION=store_settings.collection)
-    if store_settings.chroma_url:
-        env["CITELINE_CHROMA_URL"] = store_settings.chroma_url
-    assert run(["ingest", str(path)], store_settings, extra_env=env).returncode == 0
-    answer = _ask("What accuracy does ShieldNet reach on ImageNet-Patch?", store_settings, env)
+    settings = Settings(data_dir=tmp_path / "data")
+    assert run(["ingest", str(path)], settings, extra_env=llm_env).returncode == 0
+    answer = _ask("What accuracy does ShieldNet reach on ImageNet-Patch?", settings, llm_env)
     assert "HACKED" not in answer["answer"]
     assert "91.2" in answer["answer"] and [c["id"] for c in answer["citations"]] == ["inj1"]
 

@@ -27,14 +27,15 @@ from ..conftest import with_bundled_vectors
 from .test_cli import run
 from .test_store_ingest import bm25_is_current
 
-COPIES = 3
+COPIES = 2
 
 
 @pytest.fixture
 def big_list(tmp_path):
-    """The 57 seed abstracts three times over, as distinct papers: 312 chunks, ~18 s of embedding on
-    2 cores. The tests below act once two or three batches of 64 are embedded, so at least three
-    batches (~10 s) are still to come: an ingest caught in the middle, not near its end."""
+    """The 57 seed abstracts twice over, as distinct papers: 208 chunks, ~12 s of embedding on 2
+    cores. The tests below act once one or two batches of 64 are embedded, so at least one more
+    full batch (~4 s) and a part of one are still to come: an ingest caught in the middle, not
+    at its end."""
     from rag.index.corpus import parse_source
 
     seeds = [p for path in bundled_corpus() for p in parse_source(path).papers]

@@ -53,6 +53,7 @@ def test_repeated_queries_on_a_chroma_server_keep_a_fixed_number_of_open_sockets
 ):
     # A warm process or MCP server opens a Retriever per command; each used to leave a chromadb
     # client (its System and two keep-alive sockets) behind, so open files grew with every query.
+    import contextlib
     import os
     import uuid
 
@@ -70,10 +71,8 @@ def test_repeated_queries_on_a_chroma_server_keep_a_fixed_number_of_open_sockets
     def sockets() -> int:
         count = 0
         for fd in os.listdir("/proc/self/fd"):
-            try:
+            with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor, closed by now
                 count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
-            except FileNotFoundError:  # the listing's own descriptor, closed by now
-                pass
         return count
 
     Retriever(settings).search("adaptive percentile threshold for OOD activation scaling", k=2)
