@@ -86,6 +86,35 @@ _NOUN_PAPERS = re.compile(
     r"(?:papers|works|work|research|publications|literature|articles)\s*[.!]?\s*$",
     re.IGNORECASE,
 )
+# "What computer vision papers are there?", "Which GNN papers use attention?": words naming the
+# topic between "which/what" and "papers" (up to four). They are part of the topic, not the frame.
+_MODIFIED = re.compile(
+    rf"^\s*(?:which|what)\s+(?:of\s+the\s+)?"
+    rf"(?!(?:do|does|did|is|are|was|were|has|have|can|could|should|would|will)\b)"  # "What do the papers…"
+    rf"(?P<modifier>(?:(?!{_PAPERS}\b|papers?\b|works?\b)[\w'’.+/-]+\s+){{1,4}}?)"
+    rf"(?P<noun>{_PAPERS})\b\s*(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+# "What evaluation methods does AdaSCALE use?" asks about one thing's methods (a factoid), unlike
+# "Which GNN methods do the papers propose?".
+_ABOUT_ONE = re.compile(r"^(?:does|did|do|is|was)\s+(?!(?:the|these|any)\s+papers\b)", re.IGNORECASE)
+_METHODS_OF_ONE = re.compile(
+    r"^\s*(?:which|what)\s+(?:methods|approaches)\s+(?:does|did|do|is|was)\s+(?!(?:the|these|any)\s+papers\b)",
+    re.IGNORECASE,
+)
+# Modifier words that say how many or which ones, not what about: "Which two papers…", "What other…".
+_DETERMINER = re.compile(
+    r"^(?:(?:of|the|these|those|all|any|some|other|recent|new|latest|current|existing|main|key|relevant"
+    r"|indexed|bundled|few|several|many|two|three|four|five|\d+)\s+)+",
+    re.IGNORECASE,
+)
+# What may follow "papers" without adding to the topic: "are there", "were published", "exist".
+_NOTHING_MORE = re.compile(
+    r"^(?:(?:are|were|is|was|have\s+been|has\s+been)\s+)?(?:there|exist|published|presented|appeared"
+    r"|accepted|available|indexed|included|listed|proposed)?(?:\s*(?:here|in\s+(?:this|the)\s+"
+    r"(?:list|corpus|collection)))?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 _QUESTION_START = re.compile(
     r"^\s*(?:who|what|which|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will)\b",
     re.I,
@@ -146,6 +175,11 @@ def _where_and_when(question: str) -> tuple[str, str | None, int | None]:
 def classify(question: str) -> Intent:
     """The intent of an English question, with the topic (and venue/year) of a listing question."""
     rest, venue, year = _where_and_when(question)
+    modified = _MODIFIED.match(rest)
+    if modified:
+        return _modified(modified, venue, year)
+    if _METHODS_OF_ONE.match(rest):
+        return Intent("factoid")
     if _LISTING.match(rest):
         framed = _VERB.sub("", _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:"))
         topic = _TRAILING.sub("", _LEADING.sub("", framed.strip(" ,;:?.!")))
@@ -159,3 +193,25 @@ def classify(question: str) -> Intent:
     if (venue or year) and rest and "?" not in rest and not _QUESTION_START.match(rest):
         return Intent("listing", clean_topic(rest), venue, year)  # "GNNs at ICLR 2020"
     return Intent("factoid")
+
+
+def _modified(match: re.Match[str], venue: str | None, year: int | None) -> Intent:
+    """ "Which/what MODIFIER papers REST": the topic is the modifier with what REST adds to it
+    ("Which GNN papers use attention?" → "GNN attention"; "What vision papers are there?" →
+    "vision"). A modifier that only counts or points is dropped ("Which two papers study X?" is
+    "Which papers study X?"; "What recent papers are there?" names no topic). "methods" and
+    "approaches" are part of the topic ("training methods"); about one thing ("What evaluation
+    methods does X use?") they ask a factoid."""
+    noun, rest = match.group("noun").lower(), match.group("rest")
+    modifier = _DETERMINER.sub("", match.group("modifier").strip() + " ").strip()
+    added = ""
+    if not _NOTHING_MORE.match(rest):
+        asked = classify(f"Which papers {rest}")  # the same question without the modifier
+        added = asked.topic if asked.is_listing else ""
+    if not modifier:
+        return Intent("listing", added, venue, year) if added else Intent("factoid")
+    if noun in ("methods", "approaches"):
+        if _ABOUT_ONE.match(rest):
+            return Intent("factoid")
+        modifier = f"{modifier} {noun}"
+    return Intent("listing", clean_topic(" ".join(p for p in (modifier, added) if p)), venue, year)

@@ -67,3 +67,39 @@ def test_listing_questions_as_researchers_phrase_them_give_the_topic_and_venue_y
 )
 def test_a_factoid_that_names_a_venue_stays_a_factoid(question):
     assert not classify(question).is_listing
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "venue", "year"),
+    [
+        ("What speech recognition papers are there?", "speech recognition", None, None),
+        (
+            "Which graph neural network papers study oversmoothing?",
+            "graph neural network oversmoothing",
+            None,
+            None,
+        ),
+        ("What robotics papers appeared at CoRL 2023?", "robotics", "CoRL", 2023),
+        ("Which two papers study watermarking?", "watermarking", None, None),
+        ("What other papers use LoRA?", "LoRA", None, None),
+        ("What new pruning methods are proposed?", "pruning methods", None, None),
+        ("Which GNN papers are in this collection?", "GNN", None, None),
+    ],
+)
+def test_words_between_which_and_papers_are_part_of_the_topic_unless_they_only_count_or_point(
+    question, topic, venue, year
+):
+    intent = classify(question)
+    assert (intent.kind, intent.topic, intent.venue, intent.year) == ("listing", topic, venue, year)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What evaluation methods does AdaSCALE use?",  # one paper's methods
+        "What methods does the sandbagging detector rely on?",
+        "What recent papers are there?",  # no subject to list
+    ],
+)
+def test_methods_of_one_thing_and_a_listing_without_a_subject_are_not_listings(question):
+    assert not classify(question).is_listing
