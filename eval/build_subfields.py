@@ -473,6 +473,46 @@ KEYWORDS: dict[str, list[str]] = {
     "theory": ["theory", "deep learning theory", "theory of deep learning", "learning theory"],
     "transfer": ["transfer learning", "knowledge transfer"],
     "structured": ["structured prediction", "structured output prediction", "structured outputs"],
+    # Broad areas as the free-keyword years write them (dev, added 2026-12-05: dev had no coarse
+    # area, while a researcher asks for "the NLP papers" as often as for a subfield): the area's
+    # name and its clear sub-areas (translation, QA, ... for NLP).
+    "nlp_area": [
+        "natural language processing", "nlp", "language modeling", "language model", "language models",
+        "machine translation", "neural machine translation", "question answering", "text classification",
+        "natural language understanding", "natural language generation", "reading comprehension",
+        "sentiment analysis", "dialogue", "dialog", "dialogue systems", "text generation",
+        "word embeddings", "word embedding", "sentence embeddings", "sentence embedding",
+        "natural language", "summarization", "text summarization", "abstractive summarization",
+        "named entity recognition", "semantic parsing", "pretrained language models",
+        "pre-trained language models", "language understanding", "natural language inference", "nli",
+        "text", "machine reading comprehension", "open-domain question answering", "language generation",
+    ],
+    "vision_area": [
+        "computer vision", "vision", "image classification", "object detection", "semantic segmentation",
+        "image segmentation", "instance segmentation", "object recognition", "image recognition",
+        "visual recognition", "video prediction", "3d vision", "pose estimation", "scene understanding",
+        "optical flow", "depth estimation", "image restoration", "super-resolution",
+        "image super-resolution", "action recognition", "video recognition", "video understanding",
+        "visual tracking", "object tracking", "face recognition", "image denoising", "segmentation",
+    ],
+    "optimization_area": [
+        "optimization", "non-convex optimization", "nonconvex optimization", "stochastic optimization",
+        "convex optimization", "optimisation", "sgd", "stochastic gradient descent", "adam",
+        "adaptive methods", "adaptive optimization", "adaptive gradient methods", "learning rate",
+        "learning rate schedule", "gradient descent", "second-order optimization",
+        "second order optimization", "optimizer", "optimizers", "momentum", "distributed optimization",
+        "large batch training", "minimax optimization", "min-max optimization", "zeroth-order optimization",
+        "bilevel optimization", "deep learning optimization", "optimization for deep learning",
+        "non-convex", "nonconvex",
+    ],
+    "unsupervised_area": [
+        "unsupervised learning", "unsupervised representation learning", "unsupervised", "clustering",
+        "deep clustering", "unsupervised domain adaptation",
+    ],
+    "transfer_area": [
+        "transfer learning", "knowledge transfer", "fine-tuning", "finetuning", "fine tuning",
+        "pre-training", "pretraining", "domain transfer", "task transfer", "transferability",
+    ],
 }
 
 # The conferences, each with its topics: (keyword list key, topic as a researcher names it, three
@@ -703,6 +743,58 @@ CONFERENCES: dict[str, list[tuple[str, int, list[tuple[str, str, list[str]]]]]] 
                 "Which papers work on privacy?",
                 "differential privacy papers at ICLR 2022",
                 "What has been published on privacy-preserving deep learning?",
+            ]),
+        ]),
+        # Broad areas (added 2026-12-05, after the topics above; ids continue from them).
+        ("iclr2018.jsonl.gz", 2018, [
+            ("nlp_area", "natural language processing", [
+                "Which ICLR 2018 papers are about natural language processing?",
+                "language papers",
+                "What has been published on text and language understanding?",
+            ]),
+            ("unsupervised_area", "unsupervised learning", [
+                "Which papers do unsupervised learning?",
+                "unsupervised learning papers at ICLR 2018",
+                "Give me an overview of learning without labels",
+            ]),
+            ("vision_area", "computer vision", [
+                "Which papers tackle computer vision problems?",
+                "ICLR 2018 vision papers",
+                "list the image recognition, detection and segmentation papers",
+            ]),
+            ("optimization_area", "optimization", [
+                "Which papers study optimization methods?",
+                "the ICLR 2018 work on optimization",
+                "recent work on SGD and adaptive optimizers",
+            ]),
+        ]),
+        ("iclr2020.jsonl.gz", 2020, [
+            ("nlp_area", "natural language processing", [
+                "Which papers work on NLP?",
+                "natural language processing at ICLR 2020",
+                "Give me an overview of language modeling, translation and question answering",
+            ]),
+            ("transfer_area", "transfer learning", [
+                "Which papers study transfer learning?",
+                "ICLR 2020 papers on transfer and fine-tuning",
+                "What has been published on pre-training and transfer?",
+            ]),
+            ("optimization_area", "optimization", [
+                "Show me the optimization papers",
+                "optimization for deep learning at ICLR 2020",
+                "Which papers work on training algorithms like SGD and Adam?",
+            ]),
+        ]),
+        ("iclr2022.jsonl.gz", 2022, [
+            ("vision_area", "computer vision", [
+                "What computer vision papers are there?",
+                "vision papers from ICLR 2022",
+                "recent work on image classification, detection and segmentation",
+            ]),
+            ("transfer_area", "transfer learning", [
+                "Which papers are about transfer learning?",
+                "the ICLR 2022 transfer learning papers",
+                "list the fine-tuning and pre-training papers",
             ]),
         ]),
     ],

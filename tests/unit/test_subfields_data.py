@@ -40,7 +40,7 @@ def _builder():
 @pytest.mark.parametrize("split", ["dev", "test"])
 def test_each_topic_has_unique_gold_three_questions_and_a_venue_year_question(split):
     rows = _rows(split)
-    assert 35 <= len(rows) <= 50 and len(load_topics(subfields_file(split))) == len(rows)
+    assert 35 <= len(rows) <= 60 and len(load_topics(subfields_file(split))) == len(rows)
     for row in rows:
         assert 12 <= len(row["gold"]) <= 150 and len(set(row["gold"])) == len(row["gold"])
         assert all(isinstance(g, str) and g.strip() for g in row["gold"])
@@ -126,11 +126,16 @@ def test_judged_precision_scales_each_quarters_sample_to_the_quarter_and_counts_
     assert judged_count(gold, record) == 2 + 4 * 1 / 2  # the subfield as judged: gold, then 2 of quarter one
 
 
+LAST_JUDGED_DEV = "sf-d44"
+
+
 @pytest.mark.parametrize("split", ["dev", "test"])
 def test_every_topic_has_a_judged_sample_of_its_first_question_outside_gold(split):
     rows = {r["id"]: r for r in _rows(split)}
     judged = {key: r for key, r in load_judged().items() if key[0] in rows}
-    assert {key[0] for key in judged} == set(rows)
+    # The broad areas added to dev after the sample was judged (sf-d45 on) have none: judged
+    # precision is reported over the topics that do.
+    assert {key[0] for key in judged} == {i for i in rows if split == "test" or i <= LAST_JUDGED_DEV}
     for (topic, question), record in judged.items():
         assert question == rows[topic]["questions"][0] and len(record["bands"]) == 4
         members = [p for band in record["bands"] for p in band]
