@@ -510,7 +510,7 @@ def sources(answer: Answer) -> None:
     for n, citation in enumerate(answer.citations, start=1):
         paper = citation.paper
         where = shown(f"{paper.source}:{paper.line}", latex=False)
-        console.print(f" {n}. [{shown(citation.key, latex=False)}] {shown(paper.display)}  [dim]{where}[/]")
+        console.print(f" {n}. \\[{shown(citation.key, latex=False)}] {shown(paper.display)}  [dim]{where}[/]")
     console.print(f"[dim]{answer.model} · {answer.timings.get('total', 0):.1f}s[/]")
 
 
@@ -565,7 +565,7 @@ def log_entry(entry) -> None:
         console.print("[bold]Sources[/]")
         for n, c in enumerate(entry.citations, start=1):
             where = shown(f"{c['source']}:{c['line']}", latex=False)
-            console.print(f" {n}. [{shown(c['key'], latex=False)}] {shown(c['label'])}  [dim]{where}[/]")
+            console.print(f" {n}. \\[{shown(c['key'], latex=False)}] {shown(c['label'])}  [dim]{where}[/]")
 
 
 def llm_status(status: dict) -> None:

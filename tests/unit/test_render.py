@@ -92,3 +92,22 @@ def test_math_in_quoted_evidence_reaches_the_terminal_as_text(capsys):
     render.answer_footer(_answer(text=quoted, mode="quoted"), streamed=False)
     out = capsys.readouterr().out
     assert "γ = ‖μ‖" in out and "Spearman ρ = 0.89" in out and "\\" not in out
+
+
+def test_a_lower_case_citation_key_is_shown_in_the_sources_not_read_as_markup(capsys):
+    # "[sx-9]" and "[bold]" are also Rich tags: the key vanished from its line (or styled it).
+    for key in ("sx-9", "bold", "a0mFRgadGO"):
+        paper = Paper(id=key, abstract="Plumbus reaches 91%.", label="Plumbus", source="ids.jsonl", line=1)
+        render.sources(_answer(text=f"Plumbus reaches 91% [{key}].", citations=[Citation(key, paper)]))
+        out = capsys.readouterr().out
+        assert f" 1. [{key}] Plumbus  ids.jsonl:1" in out, out
+
+
+def test_a_logged_answer_shows_its_lower_case_keys(capsys):
+    from types import SimpleNamespace
+
+    cited = [{"key": "sx-9", "label": "Plumbus", "source": "ids.jsonl", "line": 1}]
+    entry = SimpleNamespace(id=1, time=0, kind="ask", collection="c", model="none", conversation="x",
+                            question="q", standalone=None, answer="A [sx-9].", citations=cited)  # fmt: skip
+    render.log_entry(entry)
+    assert " 1. [sx-9] Plumbus  ids.jsonl:1" in capsys.readouterr().out
