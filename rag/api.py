@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rag.answer.check import CheckReport
     from rag.answer.pipeline import AnswerChain
     from rag.answer.summary import Summary
+    from rag.index.stamp import IndexWatch
     from rag.llm.client import LLMHandle
     from rag.log.store import AnswerLog
     from rag.retrieval import PaperSearch
@@ -38,15 +39,26 @@ class Library:
         self._llm = llm
         self._chain: AnswerChain | None = None
         self._log: AnswerLog | None = None
+        self._watch: IndexWatch | None = None  # set when this library opens the index itself
 
     @property
     def retriever(self) -> PaperSearch:
-        """Hybrid retrieval over the collections (built on first use)."""
+        """Hybrid retrieval over the collections (built on first use, and again after another
+        process changed the index: a session outlives many ingests)."""
+        self._reopen_if_changed()
         if self._retriever is None:
+            from rag.index.stamp import IndexWatch
             from rag.retrieval.retriever import Retriever
 
+            self._watch = IndexWatch(self.settings.data_dir)  # before opening: see IndexWatch
             self._retriever = Retriever(self.settings)
         return self._retriever
+
+    def _reopen_if_changed(self) -> None:
+        """Drop the retriever this library opened (and the chain over it) when another process
+        changed the index since; the next use opens it afresh."""
+        if self._watch is not None and self._watch.changed():
+            self._retriever = self._chain = None
 
     @property
     def llm(self) -> LLMHandle:
@@ -60,10 +72,11 @@ class Library:
     @property
     def chain(self) -> AnswerChain:
         """The answer pipeline over :attr:`retriever` and :attr:`llm`."""
+        retriever = self.retriever  # reopened first if the index changed (which drops the chain)
         if self._chain is None:
             from rag.answer.pipeline import AnswerChain
 
-            self._chain = AnswerChain(self.settings, self.retriever, lambda: self.llm)
+            self._chain = AnswerChain(self.settings, retriever, lambda: self.llm)
         return self._chain
 
     @property
@@ -189,6 +202,7 @@ class Library:
 
         found: list[Paper] = []
         unknown: list[str] = []
+        self._reopen_if_changed()
         stores = None if self._retriever else self._stores()
         for paper_id in dict.fromkeys(paper_ids):
             paper = self._retriever.paper(paper_id) if self._retriever else find_paper(stores, paper_id)

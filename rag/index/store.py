@@ -142,6 +142,24 @@ def connect(settings: Settings):
     return client
 
 
+def forget_embedded_clients() -> None:
+    """Make the next embedded client read the store afresh (another process changed it).
+
+    chromadb keeps one System per path for the life of the process and its HNSW segments as first
+    loaded, so a new client on a collection another process wrote failed ("Error finding id").
+    The cached Systems are dropped from its registry, not stopped: a client opened before keeps
+    its own reference (a query still running on it finishes); new clients get new Systems.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    with _CLIENT_CREATION:
+        registry = SharedSystemClient._identifier_to_system
+        for identifier, system in list(registry.items()):
+            if system.settings.is_persistent:
+                registry.pop(identifier, None)
+                SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+
+
 def _server_errors(method):
     """Turn a Chroma server that stalls or drops mid-request, or a full local disk, into one line."""
 

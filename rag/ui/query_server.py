@@ -49,6 +49,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rag.index.stamp import add_stat, index_stamp
+
 if TYPE_CHECKING:
     from rag.settings import Settings
 
@@ -336,62 +338,6 @@ def _connection(settings: Settings, control: bool = False) -> Iterator[socket.so
 # --- the server ---------------------------------------------------------------------------------
 
 
-def index_stamp(data_dir: Path) -> str | None:
-    """What the index holds, as a digest that any ingest, new or removed collection changes.
-
-    Chroma rewrites its HNSW files whenever a process opens a collection, so file times would
-    call every reader a writer: its SQLite store is read instead (collections, their metadata and
-    the write log's last sequence number); every other index file (BM25) by size and time. None
-    when the store cannot be read now (a writer holds it): then nothing is trusted.
-    """
-    import hashlib
-
-    digest = hashlib.sha256()
-    index = data_dir / "index"
-    for root, dirs, files in os.walk(index):
-        dirs.sort()
-        if Path(root) == index / "chroma":
-            dirs.clear()  # HNSW segment folders: rewritten by readers, covered by the write log
-        for name in sorted(files):
-            if name.endswith(".lock"):
-                continue  # taken (and so touched) by readers too
-            try:
-                info = os.stat(os.path.join(root, name))
-            except FileNotFoundError:
-                continue
-            if name == "chroma.sqlite3":
-                contents = _chroma_contents(Path(root, name))
-                if contents is None:
-                    return None
-                digest.update(contents.encode())
-            else:
-                _add_stat(digest, Path(root, name), info)
-    return digest.hexdigest()
-
-
-def _add_stat(digest, path: Path, info: os.stat_result) -> None:
-    """A file as the stamps see it: its path, size and modification time."""
-    digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns};".encode())
-
-
-def _chroma_contents(path: Path) -> str | None:
-    import sqlite3
-
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
-        try:
-            rows = [
-                db.execute("SELECT id, name FROM collections ORDER BY id").fetchall(),
-                db.execute("SELECT * FROM collection_metadata ORDER BY 1, 2").fetchall(),
-                db.execute("SELECT MAX(seq_id), COUNT(*) FROM embeddings_queue").fetchall(),
-            ]
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return None
-    return repr(rows)
-
-
 def code_stamp() -> str:
     """citeline's own source and prompts by size and time: an upgrade or an edit of the checkout
     must not be answered by the code a server loaded before it."""
@@ -410,7 +356,7 @@ def code_stamp() -> str:
             info = path.stat()
         except OSError:
             continue
-        _add_stat(digest, path, info)
+        add_stat(digest, path, info)
     return digest.hexdigest()
 
 

@@ -21,7 +21,7 @@ SHARED = {"records", "settings", "errors", "resources", "text"}
 PUBLIC_API_USERS = {"eval", "ui"}  # the stages that may ``import rag`` (the lazy public API)
 INDEX_ORDER = [
     "tokens", "labels", "metadata", "corpus", "chunking", "embeddings", "embedding_cache", "lease", "store",
-    "lexical", "ingest",
+    "stamp", "lexical", "ingest",
 ]  # fmt: skip
 
 

@@ -1,0 +1,95 @@
+"""Has the index on disk changed? A digest of what it holds, for processes that outlive a command.
+
+The warm process (:mod:`rag.ui.query_server`) exits when the digest changes; a long-lived session
+(the MCP server, ``chat``, a LangChain retriever: anything holding a :class:`rag.Library`) reopens
+its retriever instead (:class:`IndexWatch`). Without that, papers another process ingested stayed
+invisible to it (its BM25 index and paper table were loaded once), and a new scope on the changed
+collection failed inside Chroma: an embedded client keeps the HNSW segment it first loaded.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+
+def index_stamp(data_dir: Path) -> str | None:
+    """What the index holds, as a digest that any ingest, new or removed collection changes.
+
+    Chroma rewrites its HNSW files whenever a process opens a collection, so file times would
+    call every reader a writer: its SQLite store is read instead (collections, their metadata and
+    the write log's last sequence number); every other index file (BM25) by size and time. None
+    when the store cannot be read now (a writer holds it): then nothing is trusted.
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    index = data_dir / "index"
+    for root, dirs, files in os.walk(index):
+        dirs.sort()
+        if Path(root) == index / "chroma":
+            dirs.clear()  # HNSW segment folders: rewritten by readers, covered by the write log
+        for name in sorted(files):
+            if name.endswith(".lock"):
+                continue  # taken (and so touched) by readers too
+            try:
+                info = os.stat(os.path.join(root, name))
+            except FileNotFoundError:
+                continue
+            if name == "chroma.sqlite3":
+                contents = _chroma_contents(Path(root, name))
+                if contents is None:
+                    return None
+                digest.update(contents.encode())
+            else:
+                add_stat(digest, Path(root, name), info)
+    return digest.hexdigest()
+
+
+def add_stat(digest: Any, path: Path, info: os.stat_result) -> None:
+    """A file as the stamps see it: its path, size and modification time."""
+    digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns};".encode())
+
+
+def _chroma_contents(path: Path) -> str | None:
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+        try:
+            rows = [
+                db.execute("SELECT id, name FROM collections ORDER BY id").fetchall(),
+                db.execute("SELECT * FROM collection_metadata ORDER BY 1, 2").fetchall(),
+                db.execute("SELECT MAX(seq_id), COUNT(*) FROM embeddings_queue").fetchall(),
+            ]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return repr(rows)
+
+
+class IndexWatch:
+    """Tells a long-lived process, on each call, that another process changed the index.
+
+    The digest is taken before the process opens the index, so a change made while it opens
+    is seen by the next call. A digest that cannot be read now (a writer holds the store) is no
+    change: the open index keeps serving until the writer is done.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.stamp = index_stamp(data_dir)
+
+    def changed(self) -> bool:
+        """True once per change: the caller reopens what it holds (and the embedded Chroma
+        clients are dropped, so the reopened ones read the store afresh)."""
+        now = index_stamp(self.data_dir)
+        if now is None or now == self.stamp:
+            return False
+        self.stamp = now
+        from rag.index.store import forget_embedded_clients
+
+        forget_embedded_clients()
+        return True
