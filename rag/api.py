@@ -69,6 +69,10 @@ class Library:
             self._llm = make_llm(self.settings)
         return self._llm
 
+    def share_llm(self, llm: LLMHandle) -> None:
+        """Answer with ``llm`` (one model for several libraries, as the MCP server's scopes share it)."""
+        self._llm = llm
+
     @property
     def chain(self) -> AnswerChain:
         """The answer pipeline over :attr:`retriever` and :attr:`llm`."""

@@ -285,13 +285,19 @@ class Tools:
     The LLM is built once and shared by every scope, so the embedded model starts at most once.
     Tool calls run in worker threads, several at once: a scope's library (its index, retriever and,
     for answers, the LLM) is built under :attr:`_lock`, so parallel first calls wait for one build
-    instead of each opening the store or starting the model.
+    instead of each opening the store or starting the model. Only the :data:`SCOPES` most recently
+    used scopes stay open: each holds its own retriever (~1 MB on the bundled corpus, more on a
+    conference), and a client trying venues and years one by one would otherwise grow the
+    server without bound.
     """
 
+    SCOPES = 8
+
     def __init__(self, settings: Settings) -> None:
+        from collections import OrderedDict
+
         self.settings = settings
-        self._libraries: dict[tuple, Library] = {}
-        self._answering: dict[tuple, Library] = {}
+        self._libraries: OrderedDict[tuple, Library] = OrderedDict()
         self._llm: LLMHandle | None = None
         self._lock = threading.RLock()
 
@@ -309,20 +315,20 @@ class Tools:
                 library = Library(settings)
                 _ = library.retriever  # open the stores now, once, not in each parallel call
                 self._libraries[scope] = library
+                while len(self._libraries) > self.SCOPES:
+                    self._libraries.popitem(last=False)  # a call still using it keeps its reference
+            self._libraries.move_to_end(scope)
             return self._libraries[scope]
 
     def answering(self, collection: str | None, venue: str | None, year: int | None) -> Library:
         """The scope's library with the one shared LLM (the first scope that asks builds it)."""
-        scope = (collection, venue, year)
         with self._lock:
-            if scope not in self._answering:
-                base = self.library(collection, venue, year)
-                if self._llm is None:
-                    self._llm = base.llm
-                    self._answering[scope] = base
-                else:
-                    self._answering[scope] = Library(base.settings, retriever=base.retriever, llm=self._llm)
-            return self._answering[scope]
+            library = self.library(collection, venue, year)
+            if self._llm is None:
+                self._llm = library.llm
+            else:
+                library.share_llm(self._llm)
+            return library
 
     def search_papers(
         self, query: str, k: int, venue: str | None, year: int | None, collection: str | None

@@ -405,3 +405,17 @@ def test_get_paper_gives_a_listed_papers_title_and_authors_as_plain_text(tmp_pat
     assert paper["title"] == "C³: Consistency checks for sandbagging" == paper["label"]
     assert paper["authors"] == ["Ada Lovelace", "Alan Turing"]
     assert paper["abstract"] == "We detect sandbagging with C³, a consistency check."
+
+
+def test_the_server_keeps_a_bounded_number_of_scopes_open_and_reuses_recent_ones(seed_settings, tmp_path):
+    # A client trying venues and years one by one grew the server by ~0.85 MB per scope, forever.
+    from rag.ui.mcp_server import Tools
+
+    tools = Tools(copy_index(seed_settings, tmp_path / "data"))
+    first = tools.library(None, None, 2000)
+    for year in range(2001, 2001 + Tools.SCOPES + 3):
+        assert tools.search_papers("watermarking", k=3, venue=None, year=year, collection=None).papers == []
+    latest = tools.library(None, None, 2000 + Tools.SCOPES + 3)
+    assert tools.library(None, None, 2000 + Tools.SCOPES + 3) is latest  # recent scopes stay open
+    assert tools.library(None, None, 2000) is not first  # the oldest was closed, and opens again
+    assert tools.library(None, None, 2000) is tools.library(None, None, 2000)
