@@ -244,13 +244,22 @@ def _records_csv(path: Path, text: str) -> Iterator[tuple[int, Any]]:
         end = consumed
 
 
+_AND = re.compile(r"\s+(?:and|&)\s+|^(?:and|&)\s+", re.IGNORECASE)
+
+
 def _as_authors(value: Any) -> tuple[str, ...]:
+    """Authors from a list, or from one string as lists write them: "A; B", "A | B", "A, B",
+    "A and B", "A, B, and C", and BibTeX's "Last, First and Last, First" (names turned round)."""
     if isinstance(value, list):
         return tuple(normalize_ws(str(a)) for a in value if str(a).strip())
-    if isinstance(value, str) and value.strip():
-        parts = re.split(r"\s*;\s*|\s*\|\s*", value) if (";" in value or "|" in value) else value.split(",")
-        return tuple(normalize_ws(p) for p in parts if p.strip())
-    return ()
+    if not isinstance(value, str) or not value.strip():
+        return ()
+    joined = [p for p in _AND.split(value.strip()) if p.strip()]
+    if len(joined) > 1 and all(p.count(",") == 1 for p in joined):  # BibTeX: "Hopper, Grace and …"
+        return tuple(normalize_ws(" ".join(reversed(p.split(",")))) for p in joined)
+    parts = re.split(r"\s*;\s*|\s*\|\s*", value) if (";" in value or "|" in value) else value.split(",")
+    names = [name for part in parts for name in _AND.split(part.strip())]
+    return tuple(normalize_ws(n) for n in names if n.strip())
 
 
 def _as_year(value: Any) -> int | None:
