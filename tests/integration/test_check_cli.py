@@ -7,6 +7,7 @@ one claim correctly cited, one cited to the wrong paper, one with an altered fig
 from __future__ import annotations
 
 import json
+import re
 
 from .test_cli import at_once, run
 
@@ -111,3 +112,23 @@ def test_a_200_page_tex_with_thousands_of_citations_is_checked_in_bounded_memory
     code, claims, peak_kb = (int(x) for x in done.stdout.split())
     assert code == 1 and claims == 2200
     assert peak_kb < 1024 * 1024, f"peak RSS {peak_kb >> 10} MB"  # a 24-claim draft takes ~370 MB
+
+
+def test_a_tex_draft_citing_through_citelines_own_bibtex_resolves_every_key(seed_settings, tmp_path):
+    # The README's two examples chained: `papers show --bibtex > refs.bib`, then `check --bib`.
+    # A seed entry has no authors and only its label as title; its id is in the entry's note.
+    bib = run(["papers", "show", "000-02", "000-07", "--bibtex"], seed_settings)
+    assert bib.returncode == 0, bib.stderr
+    (tmp_path / "refs.bib").write_text(bib.stdout, encoding="utf-8")
+    keys = dict(re.findall(r"@\w+\{(\w+),[^@]*?citeline entry ([\w-]+)", bib.stdout))
+    cite = {pid: key for key, pid in keys.items()}
+    tex = tmp_path / "paper.tex"
+    tex.write_text(
+        "AdaSCALE adapts the percentile threshold of activation scaling to each sample "
+        f"\\cite{{{cite['000-02']}}}.\nDead features in sparse autoencoders come from "
+        f"dimension-level activation outliers \\citep{{{cite['000-07']}}}.\n",
+        encoding="utf-8",
+    )
+    result = run(["check", str(tex), "--bib", str(tmp_path / "refs.bib"), "--json"], seed_settings)
+    claims = json.loads(result.stdout)["claims"]
+    assert [(c["papers"], c["unresolved"]) for c in claims] == [(["000-02"], []), (["000-07"], [])]
