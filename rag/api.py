@@ -105,16 +105,18 @@ class Library:
         return self.retriever.search(query, k=k, mode=mode, floor=floor)
 
     def filter_problem(self) -> str | None:
-        """Why the venue filter leaves nothing to search, or None: "no paper in collection 'default'
-        records the venue 'NeurIPS' (its papers record: ICML)". An empty result then says so
-        instead of reading as "nothing relevant"."""
-        venue = self.settings.venue
+        """Why the venue or year filter leaves nothing to search, or None: "no paper in collection
+        'default' records the venue 'NeurIPS' (its papers record: ICML)". An empty result then
+        says so instead of reading as "nothing relevant"."""
+        venue, year = self.settings.venue, self.settings.year
+        where = f"no paper in collection {self.settings.collection!r} records the"
         venues = getattr(self.retriever, "venues", None)
-        if not venue or venues is None or self.retriever.venue_spellings(venue):  # type: ignore[attr-defined]
-            return None
-        recorded = venues()
-        known = f"its papers record: {', '.join(recorded[:10])}" if recorded else "its papers record no venue"
-        return f"no paper in collection {self.settings.collection!r} records the venue {venue!r} ({known})"
+        if venue and venues is not None and not self.retriever.venue_spellings(venue):  # type: ignore[attr-defined]
+            return f"{where} venue {venue!r} ({_recorded(venues(), 'venue')})"
+        years = getattr(self.retriever, "years", None)
+        if year is not None and years is not None and year not in years():
+            return f"{where} year {year} ({_recorded(years(), 'year')})"
+        return None
 
     def ask(
         self,
@@ -262,3 +264,10 @@ class Library:
         from rag.index.store import open_stores
 
         return open_stores(self.settings, make_embedder(self.settings).name)
+
+
+def _recorded(values: Sequence[object], what: str) -> str:
+    """What a filter could have matched, for its error: the first ten values the papers record."""
+    if not values:
+        return f"its papers record no {what}"
+    return f"its papers record: {', '.join(map(str, values[:10]))}"

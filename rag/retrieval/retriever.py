@@ -217,6 +217,7 @@ class Retriever:
         )
         self._parts = [_Collection(store, index) for store, index in zip(stores, lexical, strict=True)]
         self._venues: list[str] | None = None
+        self._years: list[int] | None = None
 
     @property
     def collections(self) -> list[str]:
@@ -237,6 +238,13 @@ class Retriever:
             tables = self._map(self._paper_table, self._parts)
             self._venues = sorted({v for table in tables for v in table.venues if v})
         return self._venues
+
+    def years(self) -> list[int]:
+        """The years the papers of the collections searched record (read once)."""
+        if self._years is None:
+            tables = self._map(self._paper_table, self._parts)
+            self._years = sorted({int(y) for table in tables for y in table.years if y not in (None, "")})
+        return self._years
 
     def venue_spellings(self, venue: str) -> list[str]:
         """The stored spellings of ``venue`` in any case ("icml" → ["ICML"]); empty when no paper

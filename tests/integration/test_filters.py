@@ -71,3 +71,17 @@ def test_a_venue_no_paper_records_finds_nothing_and_the_library_says_why(retriev
         "(its papers record: ICML, NeurIPS)"
     )
     assert Library(retriever.settings.replace(venue="icml"), retriever=retriever).filter_problem() is None
+
+
+def test_a_year_no_paper_records_finds_nothing_and_the_library_says_which_years_there_are(retriever):
+    from rag import Library
+
+    recorded = retriever.years()
+    assert recorded and 1999 not in recorded
+    assert retriever.search("graph neural networks", k=5, floor=False, year=1999) == []
+    library = Library(retriever.settings.replace(year=1999), retriever=retriever)
+    assert library.filter_problem() == (
+        f"no paper in collection {retriever.settings.collection!r} records the year 1999 "
+        f"(its papers record: {', '.join(map(str, recorded))})"
+    )
+    assert Library(retriever.settings.replace(year=recorded[0]), retriever=retriever).filter_problem() is None
