@@ -278,6 +278,12 @@ def lexical_sequence(text: str) -> list[str]:
     return stem.stemWords(words) if stem else words
 
 
+def stem_written(term: str, written: set[str]) -> bool:
+    """``term`` (a stem) or a word sharing its start is among ``written`` stems ("embed" is
+    stemmed "emb", "embedding" "embed"; "detector" and "detect")."""
+    return term in written or any(w.startswith(term) or term.startswith(w) for w in written if len(w) >= 4)
+
+
 def lexical_terms(text: str) -> list[str]:
     """:func:`lexical_sequence` with repeats dropped (order of first use kept)."""
     return list(dict.fromkeys(lexical_sequence(text)))

@@ -38,6 +38,7 @@ from rag.text import (
     plain_text,
     split_sentences,
     stem_terms,
+    stem_written,
     stems_of,
 )
 
@@ -540,15 +541,38 @@ def judge(
     text = plain_text(f"{paper.title} {paper.label} {paper.abstract}")
     claim = plain_text(claim)
     terms = lexical_terms(claim)
-    share = coverage(terms, paper_terms(paper), weights)
+    present = paper_terms(paper)
+    share = coverage(terms, present, weights)
     missing = sorted(numbers_in(claim) - numbers_in(text, spelled=True))
-    missing += sorted(n for n in coined_names(claim) if not n.isdigit() and not _names(text, n))
+    names = [n for n in coined_names(claim) if not n.isdigit()]
+    missing += sorted(n for n in names if not _names(text, n))
+    missing += _unsaid(claim, names, present)
     sentences = split_sentences(plain_text(paper.abstract)) or [paper.abstract]
     ranked = sorted(sentences, key=lambda s: -coverage(terms, set(_sequence(s)), weights))
     turned = contradiction(claim, ranked)
     return Judgement(
         paper, share, missing, ranked[0], turned, closest, ranked, tuning.check_support, tuning.check_partial
     )
+
+
+def _unsaid(claim: str, names: list[str], present: set[str]) -> list[str]:
+    """What the claim says about what it names, when the paper writes none of it: "AdaSCALE is
+    terrible" holds one word besides the name, and a name weighs more than any other word (and a
+    word no paper uses weighs little), so the name alone made it "supported". A claim needs one
+    word of its own beyond the names in the paper (or one sharing its stem's start: "detector",
+    "detection"); else those words are what is missing. Not for the draft's own work."""
+    if _OWN_WORK.match(claim):
+        return []
+    named = {t for n in names for t in lexical_terms(n)}
+    said = [w for w in re.findall(r"[\w-]+", claim) if (t := lexical_terms(w)) and not set(t) <= named]
+    if not said or any(stem_written(t, present) for w in said for t in lexical_terms(w)):
+        return []
+    return list(dict.fromkeys(said))
+
+
+# A sentence about the draft's own work ("We build on X [3]", "Following [3], our model …") cites
+# what it uses; it says nothing of the paper to check.
+_OWN_WORK = re.compile(r"^\s*(?:we|our|us|following|like|as\s+in)\b", re.IGNORECASE)
 
 
 def _borderline(judged: Judgement) -> bool:

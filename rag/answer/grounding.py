@@ -32,6 +32,7 @@ from rag.text import (
     names_written,
     numbers_in,
     plain_text,
+    stem_written,
     stems_of,
     supports,
     unwritten_variants,
@@ -118,11 +119,6 @@ _UNASSERTED = AUXILIARIES | frozenset(
 _IN_ORDER_TO = re.compile(r"\bin order to\b", re.I)
 
 
-def _written(term: str, written: set[str]) -> bool:
-    """``term`` or a word sharing its stem's start ("embed" is stemmed "emb", "embedding" "embed")."""
-    return term in written or any(w.startswith(term) or term.startswith(w) for w in written if len(w) >= 4)
-
-
 def unmet_claim(question: str, answer: str, papers: list[Paper]) -> str | None:
     """Why an answer resting on ``papers`` asserts what a yes/no ``question`` puts to them without
     their saying it, or None. A yes/no question is a claim ("Does the watermark survive pruning of
@@ -138,7 +134,7 @@ def unmet_claim(question: str, answer: str, papers: list[Paper]) -> str | None:
     exempt = stems_of(RESEARCH_FILLER | _UNASSERTED)
     written = set(lexical_terms(_text_of(papers)))
     said = lexical_terms(_IN_ORDER_TO.sub(" ", plain_text(without_keys(answer))))
-    repeated = {t for t in said if len(t) > 3 and t not in exempt and not _written(t, written)}
+    repeated = {t for t in said if len(t) > 3 and t not in exempt and not stem_written(t, written)}
     words = [
         w for w in _QUESTION_WORD.findall(_IN_ORDER_TO.sub(" ", question)) if set(lexical_terms(w)) & repeated
     ]

@@ -14,10 +14,12 @@ from rag.answer.check import (
     UNRESOLVED,
     Checker,
     claim_prompt,
+    judge,
     parse_bib,
     read_draft,
 )
 from rag.errors import CitelineError
+from rag.retrieval.relevance import TermWeights
 from rag.settings import AnswerSettings
 from tests.fakes import FakeRetriever, paper
 
@@ -381,3 +383,32 @@ def test_a_failing_model_leaves_the_lexical_verdict_standing():
     )
     assert broken.claims[0].verdict == lexical.verdict and broken.claims[0].model is None
     del LLMHandle
+
+
+# A name weighs far more than the words around it (as in a real collection: "AdaSCALE" in 1 of 57
+# papers, "terrible" weighed low), so coverage alone called "InkMark is unreliable" supported.
+NAME_HEAVY = TermWeights(weights={"inkmark": 6.0}, rare=frozenset())
+
+
+@pytest.mark.parametrize(
+    ("claim", "missing"),
+    [
+        ("InkMark is unreliable.", ["unreliable"]),
+        ("InkMark fails on JPEG.", ["fails"]),  # JPEG is a name too: "fails" is all it says
+    ],
+)
+def test_a_claim_whose_only_word_besides_the_names_is_not_in_the_paper_is_partly_supported(claim, missing):
+    judged = judge(claim, WATERMARK, NAME_HEAVY, AnswerSettings())
+    assert judged.verdict == PARTLY and judged.missing == missing
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "InkMark is a watermark detector.",  # "detector" shares its start with "detection"
+        "We build on InkMark.",  # the draft's own work, not a claim about the paper
+    ],
+)
+def test_a_name_with_a_word_the_paper_writes_or_the_drafts_own_work_is_no_missing_word(claim):
+    judged = judge(claim, WATERMARK, NAME_HEAVY, AnswerSettings())
+    assert not judged.missing and judged.verdict == SUPPORTED, judged.reason
