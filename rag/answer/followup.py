@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.records import Paper, Turn
-from rag.text import lexical_terms, stem_terms
+from rag.text import lexical_terms, stem_terms, stem_written
 
 # Openings that continue the previous question rather than start a new one.
 _CONTINUES = re.compile(
@@ -48,6 +48,19 @@ _ATTRIBUTES = frozenset(
 _FRAGMENT_WORDS = 2
 
 
+# "and on which benchmark?": the kind of thing the follow-up asks for, and the words a sentence
+# naming one uses ("evaluated on the MMLU benchmark", "three datasets"). A quote of the earlier
+# answer that names none of them does not answer it.
+_WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?P<kind>[a-z]+)\b", re.I)
+_KINDS = {
+    **dict.fromkeys(("benchmark", "dataset", "corpus", "testbed"), "benchmark dataset corpus suite testbed"),
+    **dict.fromkeys(("metric", "measure"), "metric measure score accuracy error"),
+    **dict.fromkeys(("baseline",), "baseline compare outperform"),
+    **dict.fromkeys(("architecture", "backbone"), "architecture backbone network transformer model"),
+    **dict.fromkeys(("language",), "language english"),
+}
+
+
 @dataclass(frozen=True)
 class FollowUp:
     """A follow-up resolved without a model: what to ask, and about which papers only."""
@@ -56,6 +69,16 @@ class FollowUp:
     papers: tuple[str, ...]  # ids of the papers the previous answer cited (empty: retrieve as usual)
     refusal: str  # what to say when those papers do not answer it
     own_terms: tuple[str, ...] = ()  # the follow-up's topic words the earlier question lacks ("watermark")
+    kind_words: tuple[str, ...] = ()  # stems naming what "which benchmark?" asks for (see _KINDS)
+
+    def answered_by(self, text: str) -> bool:
+        """Whether ``text`` names the kind of thing the follow-up asks for (true when it asks for
+        no kind in particular): "and on which benchmark?" is not answered by the earlier quote on
+        what the framework exploits."""
+        if not self.kind_words:
+            return True
+        written = set(lexical_terms(text))
+        return any(stem_written(word, written) for word in self.kind_words)
 
     def about(self, paper: Paper) -> bool:
         """Whether ``paper`` mentions every word the follow-up adds: "what about watermarking?"
@@ -88,4 +111,7 @@ def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
     ) + " (without a model it is read with the earlier question); ask it as a full question."
     asked_before = set(lexical_terms(anchor)) | _ATTRIBUTES
     own = tuple(t for t in lexical_terms(question) if t not in asked_before)
-    return FollowUp(f"{anchor.rstrip()} {question.strip()}", papers, refusal, own)
+    which = _WHICH.search(question)
+    kind = _KINDS.get(which.group("kind").lower().removesuffix("s")) if which else None
+    kinds = tuple(stem_terms(kind, stopwords=frozenset())) if kind else ()
+    return FollowUp(f"{anchor.rstrip()} {question.strip()}", papers, refusal, own, kinds)

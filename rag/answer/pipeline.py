@@ -146,6 +146,8 @@ class AnswerChain:
                 # its original wording so that the answer comes back in the user's language.
                 asked = run.standalone if history else question
                 draft = self.draft(run, asked, on_token)
+        if follow is not None and draft.mode != "abstained" and not follow.answered_by(draft.text):
+            draft = _Draft(self._refusal, "abstained")  # "and on which benchmark?": no benchmark named
         if follow is not None and draft.mode == "abstained":
             draft.text = follow.refusal  # say what went wrong with the follow-up and how to ask
         if on_token and draft.streamed is None:

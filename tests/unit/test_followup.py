@@ -57,3 +57,19 @@ def test_no_history_or_a_new_topic_needs_no_resolving():
     assert (
         resolve("Which papers study watermarking?", [Turn("What is AdaSCALE?", "... [a].", ("a",))]) is None
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "answered"),
+    [
+        ("and on which benchmark?", "It exploits an asymmetry in consistency [p1].", False),
+        ("and on which benchmark?", "It beats OptFS on the ImageNet-1k benchmark [p1].", True),
+        ("and on which benchmark?", "It is evaluated on three datasets [p1].", True),  # the same kind
+        ("which metric?", "It reaches 91% accuracy [p1].", True),
+        ("and how many paraphrases?", "It exploits an asymmetry [p1].", True),  # no kind asked for
+    ],
+)
+def test_a_which_kind_follow_up_is_answered_only_by_a_text_naming_that_kind(question, text, answered):
+    earlier = Turn("What does the consistency detector exploit?", "It exploits [p1].", ("p1",))
+    follow = resolve(question, [earlier])
+    assert follow is not None and follow.answered_by(text) is answered
