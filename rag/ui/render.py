@@ -522,13 +522,16 @@ def log_table(entries: list) -> None:
     if not entries:
         console.print("[dim]No logged answers.[/]")
         return
-    table = Table(box=None, pad_edge=False)
+    table = Table(box=None, pad_edge=False, expand=True)
+    # One line per answer: the other columns keep their width and the question takes the rest, cut
+    # with an ellipsis (it wrapped one word per line at 80 columns); `log show N` prints it whole.
     for column in ("#", "Time", "Kind", "Collection", "Conversation", "Question", "Papers", "Model"):
         table.add_column(
             column,
             overflow="ellipsis",
-            no_wrap=column != "Question",
+            no_wrap=True,
             max_width=ID_WIDTH if column == "Collection" else None,
+            ratio=1 if column == "Question" else None,
         )
     for entry in entries:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.time))

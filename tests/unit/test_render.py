@@ -111,3 +111,16 @@ def test_a_logged_answer_shows_its_lower_case_keys(capsys):
                             question="q", standalone=None, answer="A [sx-9].", citations=cited)  # fmt: skip
     render.log_entry(entry)
     assert " 1. [sx-9] Plumbus  ids.jsonl:1" in capsys.readouterr().out
+
+
+def test_the_log_table_gives_each_answer_one_line_at_80_columns(capsys, monkeypatch):
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(render.console, "width", 80)
+    question = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95 on ImageNet-1k, and why?"
+    entries = [SimpleNamespace(id=n, time=0, kind="ask", collection="default", conversation="1f1a2f4f879a",
+                               question=question, citations=[1], model="none") for n in (1, 2)]  # fmt: skip
+    render.log_table(entries)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert len(lines) == 3 and all(len(line) <= 80 for line in lines)  # the header and one line each
+    assert lines[1].startswith("1 ") and "By how" in lines[1] and lines[1].rstrip().endswith("none")
