@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.text import lexical_terms
+
 # Plural only: "Which paper proposes X?" asks for one paper, a factoid.
 _PAPERS = r"(?:papers|works|articles|studies|publications|approaches|methods)"
 _LISTING = re.compile(
@@ -86,32 +88,44 @@ _NOUN_PAPERS = re.compile(
     r"(?:papers|works|work|research|publications|literature|articles)\s*[.!]?\s*$",
     re.IGNORECASE,
 )
+# Words that cannot be part of a topic named before "papers": "What datasets do the papers use?"
+# and "What kind of papers…" are not about "datasets do the" or "kind of".
+_NOT_MODIFIER = (
+    r"(?:do|does|did|is|are|was|were|has|have|had|can|could|should|would|will|the|these|those|they"
+    r"|their|its|it|of|in|on|for|to|by|with|from|and|or|a|an)"
+)
 # "What computer vision papers are there?", "Which GNN papers use attention?": words naming the
 # topic between "which/what" and "papers" (up to four). They are part of the topic, not the frame.
 _MODIFIED = re.compile(
     rf"^\s*(?:which|what)\s+(?:of\s+the\s+)?"
-    rf"(?!(?:do|does|did|is|are|was|were|has|have|can|could|should|would|will)\b)"  # "What do the papers…"
-    rf"(?P<modifier>(?:(?!{_PAPERS}\b|papers?\b|works?\b)[\w'’.+/-]+\s+){{1,4}}?)"
+    rf"(?P<modifier>(?:(?!{_PAPERS}\b|papers?\b|works?\b|{_NOT_MODIFIER}\b)[\w'’.+/-]+\s+){{0,4}}?)"
     rf"(?P<noun>{_PAPERS})\b\s*(?P<rest>.*)$",
     re.IGNORECASE,
 )
+# Whose work the question asks about: many ("do the papers", "do researchers") or one.
+_MANY = (
+    r"(?:(?:the|these|those|any|most|many|some|other|all)\s+)?(?:[\w-]+\s+)?"
+    r"(?:papers|works|studies|researchers|authors)\b"
+)
 # "What evaluation methods does AdaSCALE use?" asks about one thing's methods (a factoid), unlike
-# "Which GNN methods do the papers propose?".
-_ABOUT_ONE = re.compile(r"^(?:does|did|do|is|was)\s+(?!(?:the|these|any)\s+papers\b)", re.IGNORECASE)
-_METHODS_OF_ONE = re.compile(
-    r"^\s*(?:which|what)\s+(?:methods|approaches)\s+(?:does|did|do|is|was)\s+(?!(?:the|these|any)\s+papers\b)",
+# "What methods do papers propose for pruning?".
+_ABOUT_ONE = re.compile(
+    rf"^(?:does|did|do|is|was)\s+(?!{_MANY})|\b(?:the|this|that)\s+(?:paper|work|study|article)\b",
     re.IGNORECASE,
 )
+# "… do the papers propose for X": the many and their verb say nothing of the topic; X does.
+_THEY_VERB = re.compile(rf"^(?:do|did|does|have|had)\s+{_MANY}\s+[\w-]+\s*(?P<more>.*)$", re.IGNORECASE)
 # Modifier words that say how many or which ones, not what about: "Which two papers…", "What other…".
 _DETERMINER = re.compile(
     r"^(?:(?:of|the|these|those|all|any|some|other|recent|new|latest|current|existing|main|key|relevant"
     r"|indexed|bundled|few|several|many|two|three|four|five|\d+)\s+)+",
     re.IGNORECASE,
 )
-# What may follow "papers" without adding to the topic: "are there", "were published", "exist".
+# What may follow "papers" without adding to the topic: "are there", "were published", "exist",
+# "were tried".
 _NOTHING_MORE = re.compile(
-    r"^(?:(?:are|were|is|was|have\s+been|has\s+been)\s+)?(?:there|exist|published|presented|appeared"
-    r"|accepted|available|indexed|included|listed|proposed)?(?:\s*(?:here|in\s+(?:this|the)\s+"
+    r"^(?:(?:are|were|is|was|have\s+been|has\s+been)\s+)?(?:there|exist|available|[a-z]+ed)?"
+    r"(?:\s*(?:here|in\s+(?:this|the)\s+"
     r"(?:list|corpus|collection)))?\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
@@ -119,7 +133,8 @@ _QUESTION_START = re.compile(
     r"^\s*(?:who|what|which|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will)\b",
     re.I,
 )
-_FILLER_ONLY = {"papers", "paper", "work", "works", "research", "literature", "publications", "studies"}
+_FILLER_ONLY = {"papers", "paper", "work", "works", "research", "literature", "publications", "studies",
+                "there", "exist"}  # fmt: skip
 _ASK = re.compile(r"^\s*(?:list|show|find|name|get|give)\s+(?:me\s+)?", re.IGNORECASE)
 # Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
 _LEADING = re.compile(r"^(?:(?:the|all|any|recent|new|latest|current|existing)\s+)+", re.IGNORECASE)
@@ -176,10 +191,8 @@ def classify(question: str) -> Intent:
     """The intent of an English question, with the topic (and venue/year) of a listing question."""
     rest, venue, year = _where_and_when(question)
     modified = _MODIFIED.match(rest)
-    if modified:
-        return _modified(modified, venue, year)
-    if _METHODS_OF_ONE.match(rest):
-        return Intent("factoid")
+    if modified and (intent := _modified(modified, venue, year)) is not None:
+        return intent
     if _LISTING.match(rest):
         framed = _VERB.sub("", _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:"))
         topic = _TRAILING.sub("", _LEADING.sub("", framed.strip(" ,;:?.!")))
@@ -195,23 +208,29 @@ def classify(question: str) -> Intent:
     return Intent("factoid")
 
 
-def _modified(match: re.Match[str], venue: str | None, year: int | None) -> Intent:
+def _modified(match: re.Match[str], venue: str | None, year: int | None) -> Intent | None:
     """ "Which/what MODIFIER papers REST": the topic is the modifier with what REST adds to it
     ("Which GNN papers use attention?" → "GNN attention"; "What vision papers are there?" →
     "vision"). A modifier that only counts or points is dropped ("Which two papers study X?" is
     "Which papers study X?"; "What recent papers are there?" names no topic). "methods" and
-    "approaches" are part of the topic ("training methods"); about one thing ("What evaluation
-    methods does X use?") they ask a factoid."""
-    noun, rest = match.group("noun").lower(), match.group("rest")
-    modifier = _DETERMINER.sub("", match.group("modifier").strip() + " ").strip()
+    "approaches" are part of the topic ("training methods"); asked of one thing ("What evaluation
+    methods does X use?") they ask a factoid. None: no modifier, the usual rules apply."""
+    noun = match.group("noun").lower()
+    rest = _TAIL.sub("", match.group("rest"))  # "…, and which datasets do they use?" asks per paper
+    raw = match.group("modifier").strip()
+    weak = noun in ("methods", "approaches")
+    if not raw and not weak:
+        return None
+    if _ABOUT_ONE.search(rest):  # "What prior works does AdaSCALE compare to?"
+        return Intent("factoid")
+    if they := _THEY_VERB.match(rest):
+        rest = they.group("more")
     added = ""
     if not _NOTHING_MORE.match(rest):
         asked = classify(f"Which papers {rest}")  # the same question without the modifier
-        added = asked.topic if asked.is_listing else ""
-    if not modifier:
-        return Intent("listing", added, venue, year) if added else Intent("factoid")
-    if noun in ("methods", "approaches"):
-        if _ABOUT_ONE.match(rest):
-            return Intent("factoid")
+        added = asked.topic if asked.is_listing and lexical_terms(asked.topic) else ""  # not "to"
+    modifier = _DETERMINER.sub("", raw + " ").strip()
+    if weak and modifier:
         modifier = f"{modifier} {noun}"
-    return Intent("listing", clean_topic(" ".join(p for p in (modifier, added) if p)), venue, year)
+    topic = " ".join(part for part in (modifier, added) if part)
+    return Intent("listing", clean_topic(topic), venue, year) if topic else Intent("factoid")

@@ -84,6 +84,9 @@ def test_a_factoid_that_names_a_venue_stays_a_factoid(question):
         ("What other papers use LoRA?", "LoRA", None, None),
         ("What new pruning methods are proposed?", "pruning methods", None, None),
         ("Which GNN papers are in this collection?", "GNN", None, None),
+        ("What methods do papers propose for pruning?", "pruning", None, None),  # many papers' methods
+        ("Which GNN methods do the papers propose?", "GNN methods", None, None),
+        ("What GNN papers are there, and which datasets do they use?", "GNN", None, None),
     ],
 )
 def test_words_between_which_and_papers_are_part_of_the_topic_unless_they_only_count_or_point(
@@ -98,7 +101,14 @@ def test_words_between_which_and_papers_are_part_of_the_topic_unless_they_only_c
     [
         "What evaluation methods does AdaSCALE use?",  # one paper's methods
         "What methods does the sandbagging detector rely on?",
+        "Which existing methods does AdaSCALE beat?",
+        "What data augmentation methods are used in the paper?",
         "What recent papers are there?",  # no subject to list
+        "What papers are there?",
+        "What datasets do the papers use?",  # about the papers' contents, not a topic before "papers"
+        "What evaluation metrics do the papers use?",
+        "What percentage of papers use PyTorch?",
+        "What kind of papers are in the collection?",
     ],
 )
 def test_methods_of_one_thing_and_a_listing_without_a_subject_are_not_listings(question):
