@@ -543,10 +543,11 @@ def judge(
     terms = lexical_terms(claim)
     present = paper_terms(paper)
     share = coverage(terms, present, weights)
-    missing = sorted(numbers_in(claim) - numbers_in(text, spelled=True))
+    stated = numbers_in(text, spelled=True) | numbers_in(str(paper.year or ""))  # "introduced in 2024"
+    missing = sorted(numbers_in(claim) - stated)
     names = [n for n in coined_names(claim) if not n.isdigit()]
     missing += sorted(n for n in names if not _names(text, n))
-    missing += _unsaid(claim, names, present)
+    missing += _unsaid(claim, names, paper, present)
     sentences = split_sentences(plain_text(paper.abstract)) or [paper.abstract]
     ranked = sorted(sentences, key=lambda s: -coverage(terms, set(_sequence(s)), weights))
     turned = contradiction(claim, ranked)
@@ -555,24 +556,38 @@ def judge(
     )
 
 
-def _unsaid(claim: str, names: list[str], present: set[str]) -> list[str]:
+def _unsaid(claim: str, names: list[str], paper: Paper, present: set[str]) -> list[str]:
     """What the claim says about what it names, when the paper writes none of it: "AdaSCALE is
     terrible" holds one word besides the name, and a name weighs more than any other word (and a
     word no paper uses weighs little), so the name alone made it "supported". A claim needs one
     word of its own beyond the names in the paper (or one sharing its stem's start: "detector",
-    "detection"); else those words are what is missing. Not for the draft's own work."""
+    "detection"); else those words are what is missing. Words that only point at or attribute a
+    paper ("See X", "X was introduced by Moreau et al. in 2024", "Prior work includes X") and
+    numbers (checked on their own) are not what a claim says; nor is the draft's own work."""
     if _OWN_WORK.match(claim):
         return []
     named = {t for n in names for t in lexical_terms(n)}
-    said = [w for w in re.findall(r"[\w-]+", claim) if (t := lexical_terms(w)) and not set(t) <= named]
+    named |= {t for a in paper.authors for t in lexical_terms(a)}
+    said = [
+        w
+        for w in re.findall(r"[A-Za-z][\w-]*", claim)
+        if w.lower() not in _POINTING and (t := lexical_terms(w)) and not set(t) <= named
+    ]
     if not said or any(stem_written(t, present) for w in said for t in lexical_terms(w)):
         return []
     return list(dict.fromkeys(said))
 
 
-# A sentence about the draft's own work ("We build on X [3]", "Following [3], our model …") cites
-# what it uses; it says nothing of the paper to check.
-_OWN_WORK = re.compile(r"^\s*(?:we|our|us|following|like|as\s+in)\b", re.IGNORECASE)
+# A sentence about the draft's own work ("We build on X [3]", "Following [3], our model …",
+# "Unlike X, we …") cites what it uses or sets itself apart from; it says nothing of the paper.
+_OWN_WORK = re.compile(r"^\s*(?:we|our|us|following|like|unlike|as\s+in)\b", re.IGNORECASE)
+# Words that point at or attribute a paper rather than say what it found.
+_POINTING = RESEARCH_FILLER | frozenset(
+    "see cf e.g eg et al example examples instance prior previous earlier recent related work works"
+    " include includes including included introduce introduces introduced present presents presented"
+    " describe describes described study studies studied proposes one ones first originally popular"
+    " known widely seminal line family notable representative reference references".split()
+)
 
 
 def _borderline(judged: Judgement) -> bool:

@@ -407,6 +407,10 @@ def test_a_claim_whose_only_word_besides_the_names_is_not_in_the_paper_is_partly
     [
         "InkMark is a watermark detector.",  # "detector" shares its start with "detection"
         "We build on InkMark.",  # the draft's own work, not a claim about the paper
+        "Unlike InkMark, we embed the mark in audio.",
+        "InkMark was introduced by Moreau et al. in 2024.",  # attribution: authors and year
+        "See InkMark.",
+        "Prior work includes InkMark.",
     ],
 )
 def test_a_name_with_a_word_the_paper_writes_or_the_drafts_own_work_is_no_missing_word(claim):
