@@ -7,6 +7,7 @@ the embedded model once and a ``papers show`` never loads an LLM at all.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -40,25 +41,24 @@ class Library:
         self._chain: AnswerChain | None = None
         self._log: AnswerLog | None = None
         self._watch: IndexWatch | None = None  # set when this library opens the index itself
+        # The MCP server calls one library from parallel threads: one of them opens (or reopens)
+        # the retriever and builds the chain over it, the others wait and use that one.
+        self._opening = threading.RLock()
 
     @property
     def retriever(self) -> PaperSearch:
         """Hybrid retrieval over the collections (built on first use, and again after another
         process changed the index: a session outlives many ingests)."""
-        self._reopen_if_changed()
-        if self._retriever is None:
-            from rag.index.stamp import IndexWatch
-            from rag.retrieval.retriever import Retriever
+        with self._opening:
+            if self._watch is not None and self._watch.changed():
+                self._retriever = self._chain = None
+            if self._retriever is None:
+                from rag.index.stamp import IndexWatch
+                from rag.retrieval.retriever import Retriever
 
-            self._watch = IndexWatch(self.settings.data_dir)  # before opening: see IndexWatch
-            self._retriever = Retriever(self.settings)
-        return self._retriever
-
-    def _reopen_if_changed(self) -> None:
-        """Drop the retriever this library opened (and the chain over it) when another process
-        changed the index since; the next use opens it afresh."""
-        if self._watch is not None and self._watch.changed():
-            self._retriever = self._chain = None
+                self._watch = IndexWatch(self.settings.data_dir)  # before opening: see IndexWatch
+                self._retriever = Retriever(self.settings)
+            return self._retriever
 
     @property
     def llm(self) -> LLMHandle:
@@ -76,12 +76,13 @@ class Library:
     @property
     def chain(self) -> AnswerChain:
         """The answer pipeline over :attr:`retriever` and :attr:`llm`."""
-        retriever = self.retriever  # reopened first if the index changed (which drops the chain)
-        if self._chain is None:
-            from rag.answer.pipeline import AnswerChain
+        with self._opening:
+            retriever = self.retriever  # reopened first if the index changed (which drops the chain)
+            if self._chain is None or self._chain.retriever is not retriever:
+                from rag.answer.pipeline import AnswerChain
 
-            self._chain = AnswerChain(self.settings, retriever, lambda: self.llm)
-        return self._chain
+                self._chain = AnswerChain(self.settings, retriever, lambda: self.llm)
+            return self._chain
 
     @property
     def log(self) -> AnswerLog:
@@ -208,10 +209,11 @@ class Library:
 
         found: list[Paper] = []
         unknown: list[str] = []
-        self._reopen_if_changed()
-        stores = None if self._retriever else self._stores()
+        # The open retriever's paper table when there is one (reopened if the index changed).
+        opened = self.retriever if self._retriever is not None else None
+        stores = None if opened else self._stores()
         for paper_id in dict.fromkeys(paper_ids):
-            paper = self._retriever.paper(paper_id) if self._retriever else find_paper(stores, paper_id)
+            paper = opened.paper(paper_id) if opened else find_paper(stores, paper_id)
             if paper is None:  # echoed up to 80 characters, never a megabyte
                 unknown.append(repr(paper_id if len(paper_id) <= 80 else paper_id[:80] + "…"))
             else:

@@ -10,6 +10,7 @@ collection failed inside Chroma: an embedded client keeps the HNSW segment it fi
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +71,21 @@ def _chroma_contents(path: Path) -> str | None:
     return repr(rows)
 
 
+# The index digest whose change last dropped the embedded Chroma clients: each watch that sees
+# a change reopens its retriever, but only the first drops the clients, so the scopes of one
+# process (up to 8 in the MCP server) go on sharing one store instance instead of one each.
+_FORGOTTEN_AT: list[str | None] = [None]
+_FORGETTING = threading.Lock()
+
+
 class IndexWatch:
     """Tells a long-lived process, on each call, that another process changed the index.
 
     The digest is taken before the process opens the index, so a change made while it opens
     is seen by the next call. A digest that cannot be read now (a writer holds the store) is no
-    change: the open index keeps serving until the writer is done.
+    change: the open index keeps serving until the writer is done. The digest covers every
+    collection of the data dir, so an ingest into another collection reopens too (a few hundred
+    milliseconds on a conference, once per ingest).
     """
 
     def __init__(self, data_dir: Path) -> None:
@@ -84,12 +94,15 @@ class IndexWatch:
 
     def changed(self) -> bool:
         """True once per change: the caller reopens what it holds (and the embedded Chroma
-        clients are dropped, so the reopened ones read the store afresh)."""
+        clients are dropped, once per change, so the reopened ones read the store afresh)."""
         now = index_stamp(self.data_dir)
         if now is None or now == self.stamp:
             return False
         self.stamp = now
-        from rag.index.store import forget_embedded_clients
+        with _FORGETTING:
+            if _FORGOTTEN_AT[0] != now:
+                from rag.index.store import forget_embedded_clients
 
-        forget_embedded_clients()
+                forget_embedded_clients()
+                _FORGOTTEN_AT[0] = now
         return True

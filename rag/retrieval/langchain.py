@@ -12,6 +12,7 @@ collection with the bundled corpus as the command does, so a notebook and the sh
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -71,26 +72,28 @@ class CitelineRetriever(BaseRetriever):
     search: Any = None
     _search: PaperSearch | None = PrivateAttr(default=None)
     _watch: Any = PrivateAttr(default=None)
+    _opening: Any = PrivateAttr(default_factory=threading.Lock)  # LangChain batches run in threads
 
     def _searcher(self) -> PaperSearch:
         """The search (opened on first use, the default collection filled as the CLI fills it; and
         reopened after another process changed the index, as :attr:`rag.Library.retriever` is)."""
-        if self._watch is not None and self._watch.changed():
-            self._search = None
-        if self._search is None:
-            if self.search is not None:
-                self._search = self.search
-            else:
-                from rag.index.ingest import ensure_index
-                from rag.index.stamp import IndexWatch
-                from rag.retrieval.retriever import Retriever
+        with self._opening:
+            if self._watch is not None and self._watch.changed():
+                self._search = None
+            if self._search is None:
+                if self.search is not None:
+                    self._search = self.search
+                else:
+                    from rag.index.ingest import ensure_index
+                    from rag.index.stamp import IndexWatch
+                    from rag.retrieval.retriever import Retriever
 
-                if self.settings is None:
-                    self.settings = load_settings()
-                ensure_index(self.settings)
-                self._watch = IndexWatch(self.settings.data_dir)
-                self._search = Retriever(self.settings)
-        return self._search
+                    if self.settings is None:
+                        self.settings = load_settings()
+                    ensure_index(self.settings)
+                    self._watch = IndexWatch(self.settings.data_dir)
+                    self._search = Retriever(self.settings)
+            return self._search
 
     def _get_relevant_documents(
         self,

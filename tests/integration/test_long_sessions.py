@@ -68,3 +68,34 @@ def test_a_langchain_retriever_open_before_another_process_ingests_sees_the_adde
     assert [
         d.metadata["id"] for d in CitelineRetriever(settings=settings).invoke("Snorkelwing grasping")
     ] == ["r-3"]
+
+
+def test_parallel_calls_after_another_process_ingests_reopen_the_index_once(session, monkeypatch):
+    # The MCP server runs tool calls on one library from several threads at once.
+    import threading
+
+    from rag.retrieval import retriever as module
+
+    settings, source = session
+    library = rag.Library(settings)
+    library.search("Moorhen pruning convolution filters")
+    _write(source, ["r-1", "r-2", "r-3"])
+    assert run(["ingest", str(source), "-c", "grow"], settings).returncode == 0
+
+    opened = []
+    original = module.Retriever.__init__
+
+    def counted(self, *args, **kwargs):
+        opened.append(threading.current_thread().name)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(module.Retriever, "__init__", counted)
+    found = {}
+    calls = [threading.Thread(target=lambda n=n: found.update({n: library.search("Snorkelwing grasping")}))
+             for n in range(4)]  # fmt: skip
+    for call in calls:
+        call.start()
+    for call in calls:
+        call.join()
+    assert len(opened) == 1 and all([h.paper.id for h in hits] == ["r-3"] for hits in found.values())
+    assert library.chain.retriever is library.retriever  # asks answer from the reopened index too
