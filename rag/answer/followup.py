@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.records import Paper, Turn
-from rag.text import lexical_terms, stem_terms, stem_written
+from rag.text import lexical_terms, stem_terms
 
 # Openings that continue the previous question rather than start a new one.
 _CONTINUES = re.compile(
@@ -53,11 +53,10 @@ _FRAGMENT_WORDS = 2
 # answer that names none of them does not answer it.
 _WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?P<kind>[a-z]+)\b", re.I)
 _KINDS = {
-    **dict.fromkeys(("benchmark", "dataset", "corpus", "testbed"), "benchmark dataset corpus suite testbed"),
-    **dict.fromkeys(("metric", "measure"), "metric measure score accuracy error"),
-    **dict.fromkeys(("baseline",), "baseline compare outperform"),
-    **dict.fromkeys(("architecture", "backbone"), "architecture backbone network transformer model"),
-    **dict.fromkeys(("language",), "language english"),
+    **dict.fromkeys(("benchmark", "dataset", "corpus", "testbed"), "benchmark dataset corpus testbed"),
+    **dict.fromkeys(("metric", "measure"), "metric accuracy score"),
+    **dict.fromkeys(("baseline",), "baseline outperform"),
+    **dict.fromkeys(("architecture", "backbone"), "architecture backbone transformer"),
 }
 
 
@@ -74,11 +73,11 @@ class FollowUp:
     def answered_by(self, text: str) -> bool:
         """Whether ``text`` names the kind of thing the follow-up asks for (true when it asks for
         no kind in particular): "and on which benchmark?" is not answered by the earlier quote on
-        what the framework exploits."""
+        what the framework exploits, nor by one that mentions "training data"."""
         if not self.kind_words:
             return True
-        written = set(lexical_terms(text))
-        return any(stem_written(word, written) for word in self.kind_words)
+        written = lexical_terms(text)  # a word of the text that starts like a kind word: not "data"
+        return any(w.startswith(word) for word in self.kind_words for w in written)
 
     def about(self, paper: Paper) -> bool:
         """Whether ``paper`` mentions every word the follow-up adds: "what about watermarking?"

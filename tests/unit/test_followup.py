@@ -67,6 +67,9 @@ def test_no_history_or_a_new_topic_needs_no_resolving():
         ("and on which benchmark?", "It is evaluated on three datasets [p1].", True),  # the same kind
         ("which metric?", "It reaches 91% accuracy [p1].", True),
         ("and how many paraphrases?", "It exploits an asymmetry [p1].", True),  # no kind asked for
+        ("and on which benchmark?", "It exploits an asymmetry in the training data [p1].", False),
+        ("and which architecture?", "It compares the model outputs across paraphrases [p1].", False),
+        ("and which architecture?", "It uses a ViT backbone [p1].", True),
     ],
 )
 def test_a_which_kind_follow_up_is_answered_only_by_a_text_naming_that_kind(question, text, answered):
