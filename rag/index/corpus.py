@@ -245,21 +245,48 @@ def _records_csv(path: Path, text: str) -> Iterator[tuple[int, Any]]:
 
 
 _AND = re.compile(r"\s+(?:and|&)\s+|^(?:and|&)\s+", re.IGNORECASE)
+_OTHERS = re.compile(r"^(?:others|et\s+al\.?)$", re.IGNORECASE)
 
 
 def _as_authors(value: Any) -> tuple[str, ...]:
     """Authors from a list, or from one string as lists write them: "A; B", "A | B", "A, B",
-    "A and B", "A, B, and C", and BibTeX's "Last, First and Last, First" (names turned round)."""
+    "A and B", "A, B, and C", and BibTeX's "Last, First and Last, Jr., First and others" (names
+    turned round, "others" dropped). "and"/"&" between single words is part of a name
+    ("Johnson & Johnson", "Research and Development Team")."""
     if isinstance(value, list):
         return tuple(normalize_ws(str(a)) for a in value if str(a).strip())
     if not isinstance(value, str) or not value.strip():
         return ()
-    joined = [p for p in _AND.split(value.strip()) if p.strip()]
-    if len(joined) > 1 and all(p.count(",") == 1 for p in joined):  # BibTeX: "Hopper, Grace and …"
-        return tuple(normalize_ws(" ".join(reversed(p.split(",")))) for p in joined)
+    value = re.sub(r",?\s+et\s+al\.?\s*$", "", value.strip(), flags=re.IGNORECASE)  # "Grace Hopper et al."
+    joined = [p.strip() for p in _AND.split(value) if p.strip() and not _OTHERS.match(p.strip())]
+    if all(1 <= p.count(",") <= 2 for p in joined) and (len(joined) > 1 or _last_first(joined[0])):
+        return tuple(_turned(p) for p in joined)  # BibTeX
     parts = re.split(r"\s*;\s*|\s*\|\s*", value) if (";" in value or "|" in value) else value.split(",")
-    names = [name for part in parts for name in _AND.split(part.strip())]
-    return tuple(normalize_ws(n) for n in names if n.strip())
+    names = [name for part in parts for name in _people(part.strip())]
+    return tuple(normalize_ws(n) for n in names if n.strip() and not _OTHERS.match(n.strip()))
+
+
+def _last_first(name: str) -> bool:
+    """One BibTeX name "Hopper, Grace" (one comma, a word or two each side), not "A. Turing, G. Hopper"."""
+    sides = [side.split() for side in name.split(",")]
+    return len(sides) == 2 and all(1 <= len(side) <= 2 for side in sides) and len(sides[0]) == 1
+
+
+def _turned(name: str) -> str:
+    """BibTeX's "Last, First" or "Last, Jr., First" as it is read: "First Last (Jr.)"."""
+    last, *rest = [part.strip() for part in name.split(",")]
+    first = rest[-1] if rest else ""
+    return normalize_ws(" ".join([first, last, *rest[:-1]]))
+
+
+def _people(part: str) -> list[str]:
+    """``part`` split at "and"/"&" when both sides are names of two words or more ("Grace Hopper
+    and Emile Zola"); "Johnson & Johnson" stays whole. A leading "and" ("…, and C") goes."""
+    part = re.sub(r"^(?:and|&)\s+", "", part, flags=re.IGNORECASE)
+    pieces = _AND.split(part)
+    if len(pieces) > 1 and all(len(piece.split()) >= 2 for piece in pieces):
+        return pieces
+    return [part]
 
 
 def _as_year(value: Any) -> int | None:

@@ -16,6 +16,14 @@ from rag.index.corpus import parse_source
         ("Ada Lovelace; Alan Turing", ["Ada Lovelace", "Alan Turing"]),
         ("Sandy Anderson & Andy Sand", ["Sandy Anderson", "Andy Sand"]),
         (["Ada Lovelace", "Alan Turing"], ["Ada Lovelace", "Alan Turing"]),
+        ("Johnson & Johnson", ["Johnson & Johnson"]),  # "and" between single words is in a name
+        ("Research and Development Team", ["Research and Development Team"]),
+        ("Procter & Gamble Research, Jane Doe", ["Procter & Gamble Research", "Jane Doe"]),
+        ("Smith, John and others", ["John Smith"]),  # BibTeX's "others" is nobody
+        ("Hopper, Grace", ["Grace Hopper"]),
+        ("Doe, Jr., John and Smith, Jane", ["John Doe Jr.", "Jane Smith"]),
+        ("Grace Hopper et al.", ["Grace Hopper"]),
+        ("Ada Lovelace, Alan Turing", ["Ada Lovelace", "Alan Turing"]),
     ],
 )
 def test_an_author_string_is_split_into_people(tmp_path, authors, expected):
