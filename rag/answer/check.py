@@ -136,7 +136,8 @@ class Reference:
     doi: str = ""
     url: str = ""
     text: str = ""  # the whole entry as written (a free-text reference line)
-    entry: str = ""  # the paper id in citeline's own BibTeX ("note = {citeline entry 000-02, …}")
+    entry: str = ""  # the paper id in citeline's own BibTeX ("note = {citeline entry 000-02, s.txt:5}")
+    entry_source: str = ""  # and the file it came from: an id alone may name another list's paper
 
     def query(self) -> str:
         """What to search the collection for when nothing matches exactly."""
@@ -200,16 +201,20 @@ def parse_bib(text: str, name: str = "refs.bib") -> dict[str, Reference]:
             year=re.sub(r"\D", "", fields.get("year", ""))[:4],
             doi=fields.get("doi", "").strip().lower(),
             url=fields.get("url", "").strip(),
-            entry=_citeline_entry(fields.get("note", "")),
+            **_citeline_entry(fields.get("note", "")),
         )
     return entries
 
 
-def _citeline_entry(note: str) -> str:
-    """The paper id citeline wrote into an entry's note (``papers show --bibtex``): an entry of a
-    seed list has no authors and only its label as title, so nothing else finds its paper."""
-    found = re.search(r"citeline entry (\S+?),", note)
-    return re.sub(r"\\([_&%#$])", r"\1", _unbrace(found.group(1))) if found else ""
+def _citeline_entry(note: str) -> dict[str, str]:
+    """The paper id and source file citeline wrote into an entry's note (``papers show --bibtex``):
+    an entry of a seed list has no authors and only its label as title, so nothing else finds its
+    paper. {} for any other note."""
+    found = re.search(r"citeline entry (\S+?), (\S+?):\d+\s*$", _unbrace(note))
+    if not found:
+        return {}
+    unescaped = [re.sub(r"\\([_&%#$])", r"\1", part) for part in found.groups()]
+    return {"entry": unescaped[0], "entry_source": unescaped[1]}
 
 
 def _skip_space(text: str, i: int) -> int:
@@ -413,9 +418,9 @@ class PaperIndex:
         self.by_address: dict[str, str] = {}
         self.by_title: dict[str, str] = {}
         self.by_author_year: dict[tuple[str, str], list[str]] = {}
-        self.ids: set[str] = set()
+        self.sources: dict[str, str] = {}  # id -> the file it came from
         for paper in papers:
-            self.ids.add(paper.id)
+            self.sources[paper.id] = paper.source
             if paper.url:
                 self.by_address.setdefault(_address(paper.url), paper.id)
             if paper.title:
@@ -427,7 +432,7 @@ class PaperIndex:
     def match(self, ref: Reference) -> list[str]:
         """The paper(s) ``ref`` names: by the id citeline's own BibTeX records, DOI/URL, then
         title, then first author + year."""
-        if ref.entry in self.ids:
+        if ref.entry in self.sources and self.sources[ref.entry] == ref.entry_source:
             return [ref.entry]
         for address in (ref.doi, ref.url):
             if address and (found := self.by_address.get(_address(address))):

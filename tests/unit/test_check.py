@@ -416,3 +416,12 @@ def test_a_claim_whose_only_word_besides_the_names_is_not_in_the_paper_is_partly
 def test_a_name_with_a_word_the_paper_writes_or_the_drafts_own_work_is_no_missing_word(claim):
     judged = judge(claim, WATERMARK, NAME_HEAVY, AnswerSettings())
     assert not judged.missing and judged.verdict == SUPPORTED, judged.reason
+
+
+@pytest.mark.parametrize(("source", "resolved"), [("fake.txt", ["P1"]), ("other-list.txt", [])])
+def test_citelines_own_bib_entry_resolves_by_its_id_only_in_the_list_it_came_from(source, resolved):
+    note = f"citeline entry P1, {source}:2"
+    bib = f"@misc{{inkmark2024, title = {{{{IM}}}}, year = {{2024}}, note = {{{note}}}}}"
+    claim = "InkMark survives cropping and JPEG compression \\cite{inkmark2024}."
+    (checked,) = _check(claim, "tex", bib).claims
+    assert checked.to_dict()["papers"] == resolved
