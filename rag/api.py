@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rag.answer.check import CheckReport
     from rag.answer.pipeline import AnswerChain
     from rag.answer.summary import Summary
-    from rag.index.stamp import IndexWatch
+    from rag.index.stamp import FreshIndex
     from rag.llm.client import LLMHandle
     from rag.log.store import AnswerLog
     from rag.retrieval import PaperSearch
@@ -36,29 +36,27 @@ class Library:
         self, settings: Settings, retriever: PaperSearch | None = None, llm: LLMHandle | None = None
     ) -> None:
         self.settings = settings
-        self._retriever = retriever
+        self._given = retriever
         self._llm = llm
         self._chain: AnswerChain | None = None
         self._log: AnswerLog | None = None
-        self._watch: IndexWatch | None = None  # set when this library opens the index itself
-        # The MCP server calls one library from parallel threads: one of them opens (or reopens)
-        # the retriever and builds the chain over it, the others wait and use that one.
-        self._opening = threading.RLock()
+        self._index: FreshIndex[PaperSearch] | None = None  # the retriever this library opens itself
+        if retriever is None:
+            from rag.index.stamp import FreshIndex
+
+            self._index = FreshIndex(settings.data_dir, self._open_retriever)
+        self._chaining = threading.Lock()  # parallel MCP calls build one chain, not one each
+
+    def _open_retriever(self) -> PaperSearch:
+        from rag.retrieval.retriever import Retriever
+
+        return Retriever(self.settings)
 
     @property
     def retriever(self) -> PaperSearch:
         """Hybrid retrieval over the collections (built on first use, and again after another
         process changed the index: a session outlives many ingests)."""
-        with self._opening:
-            if self._watch is not None and self._watch.changed():
-                self._retriever = self._chain = None
-            if self._retriever is None:
-                from rag.index.stamp import IndexWatch
-                from rag.retrieval.retriever import Retriever
-
-                self._watch = IndexWatch(self.settings.data_dir)  # before opening: see IndexWatch
-                self._retriever = Retriever(self.settings)
-            return self._retriever
+        return self._index.get() if self._index is not None else self._given  # type: ignore[return-value]
 
     @property
     def llm(self) -> LLMHandle:
@@ -76,8 +74,8 @@ class Library:
     @property
     def chain(self) -> AnswerChain:
         """The answer pipeline over :attr:`retriever` and :attr:`llm`."""
-        with self._opening:
-            retriever = self.retriever  # reopened first if the index changed (which drops the chain)
+        retriever = self.retriever  # reopened first if the index changed
+        with self._chaining:
             if self._chain is None or self._chain.retriever is not retriever:
                 from rag.answer.pipeline import AnswerChain
 
@@ -111,10 +109,11 @@ class Library:
         says so instead of reading as "nothing relevant"."""
         venue, year = self.settings.venue, self.settings.year
         where = f"no paper in collection {self.settings.collection!r} records the"
-        venues = getattr(self.retriever, "venues", None)
-        if venue and venues is not None and not self.retriever.venue_spellings(venue):  # type: ignore[attr-defined]
+        retriever = self.retriever
+        venues = getattr(retriever, "venues", None)
+        if venue and venues is not None and not retriever.venue_spellings(venue):  # type: ignore[attr-defined]
             return f"{where} venue {venue!r} ({_recorded(venues(), 'venue')})"
-        years = getattr(self.retriever, "years", None)
+        years = getattr(retriever, "years", None)
         if year is not None and years is not None and year not in years():
             return f"{where} year {year} ({_recorded(years(), 'year')})"
         return None
@@ -210,7 +209,8 @@ class Library:
         found: list[Paper] = []
         unknown: list[str] = []
         # The open retriever's paper table when there is one (reopened if the index changed).
-        opened = self.retriever if self._retriever is not None else None
+        is_open = self._index.opened if self._index is not None else True
+        opened = self.retriever if is_open else None
         stores = None if opened else self._stores()
         for paper_id in dict.fromkeys(paper_ids):
             paper = opened.paper(paper_id) if opened else find_paper(stores, paper_id)

@@ -2,7 +2,7 @@
 
 The warm process (:mod:`rag.ui.query_server`) exits when the digest changes; a long-lived session
 (the MCP server, ``chat``, a LangChain retriever: anything holding a :class:`rag.Library`) reopens
-its retriever instead (:class:`IndexWatch`). Without that, papers another process ingested stayed
+its retriever instead (:class:`FreshIndex`). Without that, papers another process ingested stayed
 invisible to it (its BM25 index and paper table were loaded once), and a new scope on the changed
 collection failed inside Chroma: an embedded client keeps the HNSW segment it first loaded.
 """
@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
 
 
 def index_stamp(data_dir: Path) -> str | None:
@@ -71,38 +74,53 @@ def _chroma_contents(path: Path) -> str | None:
     return repr(rows)
 
 
-# The index digest whose change last dropped the embedded Chroma clients: each watch that sees
-# a change reopens its retriever, but only the first drops the clients, so the scopes of one
-# process (up to 8 in the MCP server) go on sharing one store instance instead of one each.
-_FORGOTTEN_AT: list[str | None] = [None]
-_FORGETTING = threading.Lock()
+class FreshIndex(Generic[T]):
+    """Something a long-lived process built over the index (a retriever), built again when
+    another process changed the index since.
 
-
-class IndexWatch:
-    """Tells a long-lived process, on each call, that another process changed the index.
-
-    The digest is taken before the process opens the index, so a change made while it opens
-    is seen by the next call. A digest that cannot be read now (a writer holds the store) is no
-    change: the open index keeps serving until the writer is done. The digest covers every
-    collection of the data dir, so an ingest into another collection reopens too (a few hundred
-    milliseconds on a conference, once per ingest).
+    The digest is taken before building, so a change made while it builds is seen by the next
+    call. A digest that cannot be read now (a writer holds the store) is no change: what is built
+    keeps serving until the writer is done. The digest covers every collection of the data dir,
+    so an ingest into another collection rebuilds too (once per ingest). One build at a time:
+    parallel callers (the MCP server's tool calls) wait for it and share it.
     """
 
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
-        self.stamp = index_stamp(data_dir)
+    # The digest whose change last dropped the embedded Chroma clients: every holder that sees a
+    # change rebuilds, but only the first drops the clients, so the scopes of one process (up to
+    # 8 in the MCP server) go on sharing one store instance instead of one each.
+    _forgotten_at: str | None = None
+    _forgetting = threading.Lock()
 
-    def changed(self) -> bool:
-        """True once per change: the caller reopens what it holds (and the embedded Chroma
-        clients are dropped, once per change, so the reopened ones read the store afresh)."""
+    def __init__(self, data_dir: Path, build: Callable[[], T]) -> None:
+        self.data_dir = data_dir
+        self._build = build
+        self._built: T | None = None
+        self._stamp: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def opened(self) -> bool:
+        """Whether it has been built (and so holds the index open)."""
+        return self._built is not None
+
+    def get(self) -> T:
+        """What was built, rebuilt first if the index changed since."""
+        with self._lock:
+            if self._built is not None and self._changed():
+                self._built = None
+            if self._built is None:
+                self._stamp = index_stamp(self.data_dir)
+                self._built = self._build()
+            return self._built
+
+    def _changed(self) -> bool:
         now = index_stamp(self.data_dir)
-        if now is None or now == self.stamp:
+        if now is None or now == self._stamp:
             return False
-        self.stamp = now
-        with _FORGETTING:
-            if _FORGOTTEN_AT[0] != now:
+        with FreshIndex._forgetting:
+            if FreshIndex._forgotten_at != now:
                 from rag.index.store import forget_embedded_clients
 
-                forget_embedded_clients()
-                _FORGOTTEN_AT[0] = now
+                forget_embedded_clients()  # the rebuilt store reads the index afresh
+                FreshIndex._forgotten_at = now
         return True

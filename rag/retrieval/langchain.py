@@ -70,30 +70,24 @@ class CitelineRetriever(BaseRetriever):
     mode: str = "hybrid"
     floor: bool = True
     search: Any = None
-    _search: PaperSearch | None = PrivateAttr(default=None)
-    _watch: Any = PrivateAttr(default=None)
+    _index: Any = PrivateAttr(default=None)  # rag.index.stamp.FreshIndex of the Retriever
     _opening: Any = PrivateAttr(default_factory=threading.Lock)  # LangChain batches run in threads
 
     def _searcher(self) -> PaperSearch:
         """The search (opened on first use, the default collection filled as the CLI fills it; and
         reopened after another process changed the index, as :attr:`rag.Library.retriever` is)."""
+        if self.search is not None:
+            return self.search
         with self._opening:
-            if self._watch is not None and self._watch.changed():
-                self._search = None
-            if self._search is None:
-                if self.search is not None:
-                    self._search = self.search
-                else:
-                    from rag.index.ingest import ensure_index
-                    from rag.index.stamp import IndexWatch
-                    from rag.retrieval.retriever import Retriever
+            if self._index is None:
+                from rag.index.ingest import ensure_index
+                from rag.index.stamp import FreshIndex
+                from rag.retrieval.retriever import Retriever
 
-                    if self.settings is None:
-                        self.settings = load_settings()
-                    ensure_index(self.settings)
-                    self._watch = IndexWatch(self.settings.data_dir)
-                    self._search = Retriever(self.settings)
-            return self._search
+                settings = self.settings = self.settings or load_settings()
+                ensure_index(settings)
+                self._index = FreshIndex(settings.data_dir, lambda: Retriever(settings))
+        return self._index.get()
 
     def _get_relevant_documents(
         self,
