@@ -244,7 +244,7 @@ def _records_csv(path: Path, text: str) -> Iterator[tuple[int, Any]]:
         end = consumed
 
 
-_AND = re.compile(r"\s+(?:and|&)\s+|^(?:and|&)\s+", re.IGNORECASE)
+_AND = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
 _OTHERS = re.compile(r"^(?:others|et\s+al\.?)$", re.IGNORECASE)
 
 

@@ -235,16 +235,19 @@ class Retriever:
     def venues(self) -> list[str]:
         """The venues the papers of the collections searched record, as stored (read once)."""
         if self._venues is None:
-            tables = self._map(self._paper_table, self._parts)
-            self._venues = sorted({v for table in tables for v in table.venues if v})
+            self._venues = sorted({v for table in self._tables() for v in table.venues if v})
         return self._venues
 
     def years(self) -> list[int]:
         """The years the papers of the collections searched record (read once)."""
         if self._years is None:
-            tables = self._map(self._paper_table, self._parts)
-            self._years = sorted({int(y) for table in tables for y in table.years if y not in (None, "")})
+            recorded = (y for table in self._tables() for y in table.years)
+            self._years = sorted({int(y) for y in recorded if y not in (None, "")})
         return self._years
+
+    def _tables(self) -> list:
+        """The paper table of every collection searched."""
+        return self._map(self._paper_table, self._parts)
 
     def venue_spellings(self, venue: str) -> list[str]:
         """The stored spellings of ``venue`` in any case ("icml" → ["ICML"]); empty when no paper
@@ -277,7 +280,7 @@ class Retriever:
         vectors, terms = [], []
         acronyms: dict[str, tuple[str, int]] = {}
         seen: set[str] = set()
-        for part, table in zip(self._parts, self._map(self._paper_table, self._parts), strict=True):
+        for part, table in zip(self._parts, self._tables(), strict=True):
             for key, (expansion, count) in table.acronyms.items():
                 if count > acronyms.get(key, ("", 0))[1]:
                     acronyms[key] = (expansion, count)
