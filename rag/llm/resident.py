@@ -38,6 +38,7 @@ from typing import IO
 from rag.errors import BackendUnavailable, CitelineError, warn
 from rag.llm.models import ensure_weights, lookup, server_command
 from rag.llm.ports import free_port
+from rag.llm.prefix import keep_prefix
 from rag.settings import Settings
 
 START_TIMEOUT = 240.0
@@ -221,12 +222,19 @@ def _discard_state(settings: Settings) -> None:
 
 
 def _process(pid: int) -> tuple[int, list[bytes], int] | None:
-    """(start time in clock ticks after boot, argv, owner uid) of a live process, from /proc."""
+    """(start time in clock ticks after boot, argv, owner uid) of a live process, from /proc.
+
+    A process that has exited but is not yet reaped (a zombie: its memory, port and files are
+    released, only its pid entry is left) is not live: a stopped watchdog is reaped by init, which
+    here takes up to two seconds, and waiting for that made every ``llm stop`` that slow."""
     try:
         text = Path(f"/proc/{pid}/stat").read_text()
+        fields = text[text.rindex(")") + 2 :].split()
+        if fields[0] in ("Z", "X"):
+            return None
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         uid = os.stat(f"/proc/{pid}").st_uid
-        return int(text[text.rindex(")") + 2 :].split()[19]), argv, uid
+        return int(fields[19]), argv, uid
     except (OSError, ValueError, IndexError):
         return None
 
@@ -335,7 +343,6 @@ def _terminate(state: ServerState, settings: Settings, timeout: float) -> bool:
         if not _exited(handle, state.pid, timeout):
             _send(handle, state.pid, signal.SIGKILL)
             _exited(handle, state.pid, 5.0)
-        _reaped(state.pid, 5.0)
         return True
     except ProcessLookupError:
         return True
@@ -364,14 +371,6 @@ def _exited(handle: int | None, pid: int, timeout: float) -> bool:
             return True
         time.sleep(0.1)
     return _process(pid) is None
-
-
-def _reaped(pid: int, timeout: float) -> None:
-    """Wait (bounded) until an exited process is gone from the process table, so that "stopped"
-    means gone: its parent (init, for a detached watchdog) reaps it a moment after it exits."""
-    deadline = time.monotonic() + timeout
-    while _process(pid) is not None and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 def stop(settings: Settings, timeout: float = 20.0) -> ServerState | None:
@@ -428,8 +427,13 @@ def _start(settings: Settings) -> ServerState:
     token = secrets.token_urlsafe(32)
     command = server_command(model, weights, port, settings.context_tokens)
     log = settings.data_dir / "llama-server.log"
-    with in_use(settings):  # loading the weights is no idle time either
-        return _launch(settings, command, port, token, log)
+    with in_use(settings):  # loading the weights (and the system text's state) is no idle time either
+        state = _launch(settings, command, port, token, log)
+        if "--prefix_dir" in command:
+            kept = keep_prefix(f"http://127.0.0.1:{port}", weights, token)
+            with log.open("a", encoding="utf-8") as written:
+                written.write(f"citeline: system prompt state {kept}\n")
+        return state
 
 
 def _launch(settings: Settings, command: list[str], port: int, token: str, log: Path) -> ServerState:
