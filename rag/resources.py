@@ -23,3 +23,9 @@ def bundled_corpus() -> list[Path]:
 def prompt_text(name: str) -> str:
     """A prompt template from prompts/ (prompts live as text, not in code)."""
     return (resource_dir("prompts") / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def answer_system_prompt() -> str:
+    """The answer prompt's system text, the refusal sentence filled in: the same for every
+    question, so the embedded server can keep it computed (``rag.llm.llama_server``)."""
+    return prompt_text("answer_system").replace("{refusal}", prompt_text("refusal").strip())

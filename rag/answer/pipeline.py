@@ -30,7 +30,7 @@ from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentenc
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle, read_reply, resolve_kind
 from rag.records import Answer, Hit, Paper, Turn
-from rag.resources import prompt_text
+from rag.resources import answer_system_prompt, prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import topic_of
 from rag.settings import Settings
@@ -89,7 +89,7 @@ class AnswerChain:
         self._llm = llm if isinstance(llm, LLMHandle) else None
         self._make_llm = None if isinstance(llm, LLMHandle) else llm
         self._refusal = refusal_sentence()
-        self._system = prompt_text("answer_system").replace("{refusal}", self._refusal)
+        self._system = answer_system_prompt()
 
     @property
     def llm(self) -> LLMHandle:

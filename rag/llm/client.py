@@ -31,6 +31,7 @@ from rag.llm.models import (
     server_module,
 )
 from rag.llm.ports import free_port
+from rag.llm.prefix import keep_prefix
 from rag.settings import Settings
 from rag.text import loop_start
 
@@ -138,6 +139,10 @@ class LocalServer:
         )
         atexit.register(self.stop)
         self._wait_ready(timeout=180, log=log)
+        if "--prefix_dir" in command:
+            kept = keep_prefix(f"http://127.0.0.1:{self.port}", self.weights)
+            self._log.write(f"citeline: system prompt state {kept}\n".encode())
+            self._log.flush()
 
     def _wait_ready(self, timeout: float, log) -> None:
         import httpx

@@ -10,6 +10,9 @@ This module is the process :func:`rag.llm.models.server_command` starts. It take
 same flags as ``python -m llama_cpp.server`` and the same ``API_KEY`` environment variable (the
 resident server's per-start token), so the resident watchdog and the per-process server treat
 both backends alike. It serves until SIGTERM or SIGINT.
+
+``--prefix_dir`` turns on llama.cpp's slot files there: :mod:`rag.llm.prefix` keeps the answer
+prompt's system text computed across servers with them.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import argparse
 import os
 import signal
 import sys
+from pathlib import Path
 
 # The server keeps finished prompts' KV state in RAM to reuse their prefixes. Its default cap is
 # 8 GiB; a resident process lives for many questions, so it gets a bound that fits next to Chroma.
@@ -32,6 +36,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--n_ctx", type=int, default=4096)
     parser.add_argument("--n_threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--prefix_dir", default=None, help="where slot files are saved (rag.llm.prefix)")
     return parser.parse_args(argv)
 
 
@@ -56,6 +61,8 @@ def serve(argv: list[str]) -> int:
     params.cpuparams_batch.n_threads = args.n_threads
     params.cache_ram_mib = PROMPT_CACHE_MIB
     params.ui = False  # an API for citeline, not a chat page in a browser
+    if args.prefix_dir:
+        params.slot_save_path = str(Path(args.prefix_dir)) + os.sep  # llama.cpp appends the name as is
     if os.environ.get("API_KEY"):
         params.api_keys = [os.environ["API_KEY"]]
     try:

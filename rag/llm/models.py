@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import BackendUnavailable, CitelineError, NotFound
+from rag.llm.prefix import prefix_dir
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ SERVERS = (
     ("llama_cpp", "llama_cpp.server"),
     ("xllamacpp", "rag.llm.llama_server"),
 )
+PREFIX_SERVER = "rag.llm.llama_server"  # the one that saves slot files (rag.llm.prefix)
 
 
 def lookup(name: str) -> LocalModel:
@@ -123,7 +125,9 @@ def server_command(
     """The llama.cpp server command for ``model`` on a loopback ``port`` (per-process or resident).
 
     ``module`` (one of ``SERVERS``) defaults to the preferred installed one. The server requires
-    the token in the ``API_KEY`` environment variable on every request when it is set.
+    the token in the ``API_KEY`` environment variable on every request when it is set. The
+    xllamacpp server saves slot files next to the weights (``rag.llm.prefix``); llama-cpp-python's
+    server has none.
     """
     import sys
 
@@ -135,4 +139,5 @@ def server_command(
         "--model", str(weights), "--model_alias", model.name,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(context_tokens), "--n_threads", str(os.cpu_count() or 1),
+        *(["--prefix_dir", str(prefix_dir(weights))] if module == PREFIX_SERVER else []),
     ]  # fmt: skip

@@ -7,6 +7,7 @@ Real servers with the real weights; a backend that is not installed here is skip
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -73,3 +74,35 @@ def test_server_requires_the_token_streams_a_chat_answer_and_stops_on_sigterm(pa
         except subprocess.TimeoutExpired:
             server.kill()
             pytest.fail("the server did not stop within 20 s of SIGTERM")
+
+
+def test_a_new_server_starts_from_the_system_text_state_an_earlier_one_saved(seed_settings):
+    """The first answer of a new server reads only what follows the answer prompt's system text:
+    the process that started it restored the state an earlier server saved (rag.llm.prefix)."""
+    from rag.llm.client import LocalServer, local_available
+    from rag.llm.prefix import prefix_dir
+    from rag.resources import answer_system_prompt
+
+    settings = seed_settings.replace(llm="local")
+    if importlib.util.find_spec("xllamacpp") is None or not local_available(settings):
+        pytest.skip("xllamacpp or the embedded model's weights are not installed")
+    log = settings.data_dir / "llama-server.log"
+    kept = []
+    for _ in range(2):  # the first start saves it unless an earlier test's server did
+        server = LocalServer(settings)
+        try:
+            kept.append(log.read_text().rsplit("citeline: system prompt state ", 1)[1].split("\n")[0])
+            if len(kept) == 2:
+                body = {"messages": [{"role": "system", "content": answer_system_prompt()},
+                                     {"role": "user", "content": "Context: none.\nQuestion: What is X?"}],
+                        "max_tokens": 1, "temperature": 0}  # fmt: skip
+                reply = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120)
+                usage = reply.json()["usage"]
+        finally:
+            server.stop()
+    assert kept[0] in ("saved", "restored") and kept[1] == "restored", kept
+    cached = usage["prompt_tokens_details"]["cached_tokens"]
+    assert 200 <= cached < usage["prompt_tokens"]  # the system text came from the file, the question did not
+    (saved,) = prefix_dir(server.weights).glob("system-*.kv")
+    with saved.open("rb") as file:  # its name holds its content's hash (a torn file is never read)
+        assert hashlib.file_digest(file, "sha256").hexdigest().startswith(saved.stem.rsplit("-", 1)[1])

@@ -11,11 +11,13 @@ import signal
 import stat
 import subprocess
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 
 from rag.llm.models import ensure_weights, lookup
+from rag.llm.prefix import prefix_dir
 from rag.settings import Settings
 
 from ..conftest import copy_index
@@ -36,6 +38,11 @@ def local_settings(seed_settings, tmp_path):
     weights = ensure_weights(lookup(Settings().local_model), Settings().models_dir)
     (data / "models").mkdir(exist_ok=True)
     (data / "models" / weights.name).symlink_to(weights)
+    # The system text's saved state is shared with the session's other embedded-model servers
+    # (its own test: test_llama_servers); each server here still loads the model itself.
+    shared = prefix_dir(seed_settings.models_dir / weights.name)
+    shared.mkdir(parents=True, exist_ok=True)
+    prefix_dir(data / "models" / weights.name).symlink_to(shared)
     settings = Settings(data_dir=data)
     yield settings
     run(["llm", "stop"], settings)
@@ -54,11 +61,12 @@ def _ask(settings, env=None):
 
 
 def _alive(pid: int) -> bool:
+    """Running: an exited process waiting for init to reap it (a zombie) is not."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
         return False
-    return True
+    return stat[stat.rindex(")") + 2] not in "ZX"
 
 
 def test_processes_share_one_guarded_server_that_is_replaced_after_a_crash_and_stopped_on_request(

@@ -45,12 +45,12 @@ def test_the_source_build_alone_serves(monkeypatch):
     assert command[1:3] == ["-m", "llama_cpp.server"]
 
 
-def test_both_servers_take_the_same_flags(monkeypatch):
+def test_both_servers_take_the_same_flags_and_only_xllamacpp_saves_slot_files(monkeypatch):
     _installed(monkeypatch, "xllamacpp")
-    prebuilt = local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096)
+    prebuilt = local_models.server_command(MODEL, Path("/m/w.gguf"), 8080, 4096)
     _installed(monkeypatch, "llama_cpp")
-    source = local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096)
-    assert prebuilt[3:] == source[3:]
+    source = local_models.server_command(MODEL, Path("/m/w.gguf"), 8080, 4096)
+    assert prebuilt[3:-2] == source[3:] and prebuilt[-2:] == ["--prefix_dir", "/m/prefix"]
     assert prebuilt[prebuilt.index("--port") + 1] == "8080" and "127.0.0.1" in prebuilt
 
 

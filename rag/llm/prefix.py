@@ -1,0 +1,106 @@
+"""The answer prompt's system text, computed once per model rather than once per server start.
+
+Every answer starts with the same system text (~270 of the model's tokens: at the ~36 tokens/s
+this VM reads prompts, about 7 s of the first answer of every new server, per-process or
+resident). llama.cpp can save a slot's KV state to a file and load it into a new server; the
+xllamacpp server (:mod:`rag.llm.llama_server`) is started with ``--prefix_dir`` for that. So the
+process that started a server, once it answers and before its first question:
+
+- restores the state saved by an earlier server of the same weights, llama.cpp build and system
+  text (milliseconds), and the question's prompt then starts from the cached prefix; or
+- computes it (a one-token answer to the system text alone: the time the first question would
+  spend on it anyway) and saves it for the next server.
+
+The file is derived data, and input: llama.cpp aborts the whole server on a truncated state file,
+so a file is trusted only when its content matches the hash in its name (``STEM-HASH.kv``), and
+it is moved aside while it is restored (should the server die on it anyway, the next one finds
+none and makes a new one). Files are saved under a name of the saving process's own and renamed
+into place, so servers starting together never read a torn one. Nothing here can fail a start:
+a step that fails costs only the time it would have saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+PREFIX_DIR = "prefix"  # next to the weights (rag.llm.models.server_command)
+
+
+def prefix_dir(weights: Path) -> Path:
+    """Where the state files for these weights are kept."""
+    return weights.parent / PREFIX_DIR
+
+
+def prefix_stem(weights: Path, system: str, build: str) -> str:
+    """A state file's name without its content hash: files made for other weights, another
+    system text or another llama.cpp build never match."""
+    key = json.dumps([weights.name, weights.stat().st_size, build, system])
+    return f"system-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
+
+
+def _build() -> str:
+    """The llama.cpp build a state file was made by: the xllamacpp release."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("xllamacpp")
+    except PackageNotFoundError:
+        return ""
+
+
+def _digest(path: Path) -> str:
+    with path.open("rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()[:16]
+
+
+def _gone(path: Path) -> bool:
+    """A ``NAME.<pid>.part`` or ``.restoring`` file whose process has ended."""
+    pid = path.name.rsplit(".", 2)[-2]
+    return not (pid.isdigit() and Path(f"/proc/{pid}").exists())
+
+
+def keep_prefix(root: str, weights: Path, token: str | None = None) -> str:
+    """Restore the system text's saved state into slot 0 of the server at ``root``
+    (``http://127.0.0.1:PORT``), or compute and save it; "restored", "saved" or why not."""
+    import httpx
+
+    from rag.resources import answer_system_prompt
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    def post(path: str, body: dict) -> None:
+        httpx.post(f"{root}{path}", json=body, headers=headers, timeout=300).raise_for_status()
+
+    try:
+        directory = prefix_dir(weights)
+        directory.mkdir(mode=0o700, exist_ok=True)
+        for stale in [*directory.glob("*.part"), *directory.glob("*.restoring")]:
+            if _gone(stale):  # left by a process that stopped or died while saving or restoring
+                stale.unlink(missing_ok=True)
+        system = answer_system_prompt()
+        stem = prefix_stem(weights, system, _build())
+        for found in sorted(directory.glob(f"{stem}-*.kv")):
+            moved = directory / f"{found.name}.{os.getpid()}.restoring"
+            try:
+                os.replace(found, moved)
+            except FileNotFoundError:  # another process is restoring it
+                continue
+            try:
+                if _digest(moved) == found.stem.rsplit("-", 1)[-1]:
+                    post("/slots/0?action=restore", {"filename": moved.name})
+                    os.replace(moved, found)
+                    return "restored"
+            except httpx.HTTPStatusError:
+                pass  # a file this build cannot read: made again below
+            moved.unlink(missing_ok=True)
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": ""}]
+        post("/v1/chat/completions", {"messages": messages, "max_tokens": 1, "temperature": 0})
+        partial = directory / f"{stem}.{os.getpid()}.part"
+        post("/slots/0?action=save", {"filename": partial.name})
+        os.replace(partial, directory / f"{stem}-{_digest(partial)}.kv")
+        return "saved"
+    except (httpx.HTTPError, OSError, ValueError) as exc:
+        return f"not kept ({exc.__class__.__name__}: {exc})"

@@ -1,0 +1,93 @@
+"""rag.llm.prefix against a stand-in for llama.cpp's slot endpoints (the real server:
+tests/integration/test_llama_servers.py): which files are trusted, restored, replaced."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from rag.llm.prefix import keep_prefix, prefix_dir
+
+
+class _Slots(BaseHTTPRequestHandler):
+    """Records every request; ``save`` writes the file llama.cpp would; ``restore`` fails when
+    the server was told to (a file its build cannot read)."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.calls.append((self.path, body))
+        if self.path == "/slots/0?action=save":
+            (self.server.directory / body["filename"]).write_bytes(b"KV state")
+        status = 400 if self.path == "/slots/0?action=restore" and self.server.refuse else 200
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server(tmp_path):
+    weights = tmp_path / "models" / "w.gguf"
+    weights.parent.mkdir()
+    weights.write_bytes(b"weights")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Slots)
+    httpd.calls, httpd.directory, httpd.refuse, httpd.weights = [], prefix_dir(weights), False, weights
+    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
+    httpd.root = f"http://127.0.0.1:{httpd.server_address[1]}"
+    yield httpd
+    httpd.shutdown()
+
+
+def _paths(server) -> list[str]:
+    return [path for path, _ in server.calls]
+
+
+def _files(server) -> list[Path]:
+    return sorted(server.directory.iterdir())
+
+
+def test_the_first_server_computes_and_saves_the_state_and_the_next_restores_it(server):
+    assert keep_prefix(server.root, server.weights) == "saved"
+    assert _paths(server) == ["/v1/chat/completions", "/slots/0?action=save"]
+    messages = server.calls[0][1]["messages"]
+    assert messages[0]["role"] == "system" and messages[1] == {"role": "user", "content": ""}
+    (saved,) = _files(server)
+    assert saved.stem.endswith("-" + hashlib.sha256(b"KV state").hexdigest()[:16])
+    server.calls.clear()
+    assert keep_prefix(server.root, server.weights) == "restored"
+    assert _paths(server) == ["/slots/0?action=restore"] and _files(server) == [saved]
+
+
+def test_a_file_whose_content_does_not_match_its_name_is_never_restored_and_is_made_again(server):
+    keep_prefix(server.root, server.weights)
+    (saved,) = _files(server)
+    saved.write_bytes(b"KV st")  # torn: llama.cpp would abort the whole server on it
+    server.calls.clear()
+    assert keep_prefix(server.root, server.weights) == "saved"
+    assert "/slots/0?action=restore" not in _paths(server)
+    assert _files(server) == [saved] and saved.read_bytes() == b"KV state"
+
+
+def test_a_file_the_server_cannot_restore_is_removed_and_made_again(server):
+    keep_prefix(server.root, server.weights)
+    server.refuse = True
+    server.calls.clear()
+    assert keep_prefix(server.root, server.weights) == "saved"
+    assert _paths(server) == ["/slots/0?action=restore", "/v1/chat/completions", "/slots/0?action=save"]
+    assert len(_files(server)) == 1
+
+
+def test_leftovers_of_processes_that_are_gone_are_removed_and_a_failing_server_fails_nothing(server):
+    server.directory.mkdir()
+    gone = server.directory / "system-x-0123.kv.999999999.restoring"
+    gone.write_bytes(b"x")
+    assert keep_prefix("http://127.0.0.1:9", server.weights).startswith("not kept (")
+    assert not gone.exists()
