@@ -88,7 +88,11 @@ class Library:
         if self._log is None:
             from rag.log.store import AnswerLog
 
-            self._log = AnswerLog(self.settings.log_file, secrets=(self.settings.api_key or "",))
+            self._log = AnswerLog(
+                self.settings.log_file,
+                secrets=(self.settings.api_key or "",),
+                busy_timeout=self.settings.log_busy_seconds,
+            )
         return self._log
 
     def last_conversation(self) -> tuple[str, list[Turn]]:

@@ -426,6 +426,13 @@ class AnswerSettings(_Group):
     log: bool = setting(
         True, "record every ask, chat turn and summary in `DATA_DIR/logs.sqlite` (`citeline log`)"
     )
+    log_busy_seconds: float = setting(
+        5.0,
+        "seconds to wait while another process holds the answer log: then the answer goes unlogged "
+        "(with a warning) and `citeline log` says the log is busy",
+        low=0.0,
+        high=600.0,
+    )
 
 
 @dataclass(frozen=True)

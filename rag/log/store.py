@@ -10,8 +10,8 @@ damaged file is moved aside with a warning, and a log that cannot be written nev
 answer. A log written by an earlier citeline is brought up to this one's schema by
 :mod:`rag.log.migrations`, keeping its entries; a file that is not a citeline log this citeline can
 read (a newer schema version, another ``entries`` table) is moved aside like a damaged one, once.
-A *busy* log (another process holds a lock on it for longer
-than :data:`BUSY_TIMEOUT`) is not damaged: that answer goes unlogged with a warning, reading it
+A *busy* log (another process holds a lock on it for longer than ``log_busy_seconds``,
+:data:`BUSY_TIMEOUT` by default) is not damaged: that answer goes unlogged with a warning, reading it
 is a one-line error, and the file is left where it is, since moving a file another process is
 writing loses its writes.
 """
@@ -89,10 +89,10 @@ class AnswerLog:
     it, opening included, holds :attr:`_lock`, so calls are serialized rather than refused.
     """
 
-    def __init__(self, path: Path, secrets: tuple[str, ...] = ()) -> None:
+    def __init__(self, path: Path, secrets: tuple[str, ...] = (), busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.path = path
         self.secrets = secrets  # the configured keys: removed from logged text like anything key-shaped
-        self.busy_timeout = BUSY_TIMEOUT
+        self.busy_timeout = busy_timeout  # settings.log_busy_seconds
         self._db: sqlite3.Connection | None = None
         self._lock = threading.RLock()
 

@@ -344,10 +344,11 @@ def test_a_log_another_process_holds_is_busy_not_damaged_and_stays_in_place(seed
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         assert holder.stdout.readline() == "locked\n"
-        listed = run(["log"], settings)
+        busy = {"CITELINE_LOG_BUSY_SECONDS": "1"}  # how long to wait for the holder (default 5 s)
+        listed = run(["log"], settings, extra_env=busy)
         assert listed.returncode == 1 and listed.stderr.count("\n") == 1
         assert listed.stderr.startswith(f"error: the answer log {log} is busy")
-        asked = run(["ask", "What does OptFS do?", "--json"], settings)
+        asked = run(["ask", "What does OptFS do?", "--json"], settings, extra_env=busy)
         assert asked.returncode == 0 and json.loads(asked.stdout)["answer"]
         assert asked.stderr.count("\n") == 1 and "busy" in asked.stderr and "not logged" in asked.stderr
         holder.stdin.write("go on\n")
