@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -27,6 +28,17 @@ def baseline_checkout(ref: str) -> Iterator[Path]:
             yield base
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+
+
+ENTRY = "import sys; sys.argv[0] = 'citeline'; from cli import main; main()"
+
+
+def in_checkout(command: list[str], env: dict[str, str], checkout: Path | None):
+    """``citeline ...`` as a checkout's code runs it (``checkout`` None: the installed one). Run it
+    with the checkout as working directory: ``python -c`` puts that first on sys.path."""
+    if checkout is None:
+        return command, env
+    return [sys.executable, "-c", ENTRY, *command[1:]], {**env, "PYTHONPATH": str(checkout)}
 
 
 def report(name: str, figures: dict[str, Any]) -> Path:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from figures import ROOT, baseline_checkout, report, wait_for_warm_process
+from figures import ROOT, baseline_checkout, in_checkout, report, wait_for_warm_process
 
 RUNS = 5
 SEARCH = ["citeline", "search", "adaptive percentile threshold for OOD activation scaling", "--json"]
@@ -35,16 +35,6 @@ ASK = ["citeline", "ask", "By how much does AdaSCALE beat OptFS?", "--llm", "non
 COMMANDS = {"help": ["citeline", "--help"], "search_cold": SEARCH, "search_second": SEARCH, "ask_second": ASK}
 COLD = {"CITELINE_SERVE_IDLE_MINUTES": "0"}
 WARM = {"CITELINE_SERVE_IDLE_MINUTES": "5"}
-
-
-ENTRY = "import sys; sys.argv[0] = 'citeline'; from cli import main; main()"
-
-
-def in_checkout(command: list[str], env: dict[str, str], checkout: Path | None):
-    """``citeline ...`` as this checkout's code runs it (``checkout`` None: the installed one)."""
-    if checkout is None:
-        return command, env
-    return [sys.executable, "-c", ENTRY, *command[1:]], {**env, "PYTHONPATH": str(checkout)}
 
 
 def timed(command: list[str], env: dict[str, str], checkout: Path | None = None) -> float:

@@ -1,7 +1,7 @@
 """A .bib built from ``ask``, ``summarize`` and ``papers show`` compiles with real bibtex + pdflatex.
 
 Over the bundled corpus and a slice of a real conference file (ICML 2024: every paper whose title
-has math or a macro, and the first 150), as a writer would collect it: one key per paper in every
+has math or a macro, and the first 80), as a writer would collect it: one key per paper in every
 command, each answer citation mapped to its key, and a document citing every entry that builds
 with no error and no warning.
 """
@@ -34,7 +34,7 @@ def icml_slice(tmp_path) -> tuple[object, list[dict]]:
         pytest.skip("../shared/corpora is not beside this checkout")
     with gzip.open(ICML2024, "rt", encoding="utf-8") as fh:
         records = [json.loads(line) for line in fh]
-    chosen = [r for r in records if any(c in r.get("title", "") for c in "$\\")] + records[:150]
+    chosen = [r for r in records if any(c in r.get("title", "") for c in "$\\")] + records[:80]
     chosen = list({r["id"]: r for r in chosen}.values())
     path = tmp_path / "icml2024-slice.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in chosen), encoding="utf-8")

@@ -76,31 +76,31 @@ def test_server_requires_the_token_streams_a_chat_answer_and_stops_on_sigterm(pa
             pytest.fail("the server did not stop within 20 s of SIGTERM")
 
 
-def test_a_new_server_starts_from_the_system_text_state_an_earlier_one_saved(seed_settings):
+def test_a_server_starts_from_the_system_text_state_saved_before(seed_settings):
     """The first answer of a new server reads only what follows the answer prompt's system text:
-    the process that started it restored the state an earlier server saved (rag.llm.prefix)."""
+    the process that started it restored the state saved by an earlier one (rag.llm.prefix).
+    Here on one server, its slot emptied in between; across servers: test_resident_llm."""
     from rag.llm.client import LocalServer, local_available
-    from rag.llm.prefix import prefix_dir
+    from rag.llm.prefix import keep_prefix, prefix_dir
     from rag.resources import answer_system_prompt
 
     settings = seed_settings.replace(llm="local")
     if importlib.util.find_spec("xllamacpp") is None or not local_available(settings):
         pytest.skip("xllamacpp or the embedded model's weights are not installed")
     log = settings.data_dir / "llama-server.log"
-    kept = []
-    for _ in range(2):  # the first start saves it unless an earlier test's server did
-        server = LocalServer(settings)
-        try:
-            kept.append(log.read_text().rsplit("citeline: system prompt state ", 1)[1].split("\n")[0])
-            if len(kept) == 2:
-                body = {"messages": [{"role": "system", "content": answer_system_prompt()},
-                                     {"role": "user", "content": "Context: none.\nQuestion: What is X?"}],
-                        "max_tokens": 1, "temperature": 0}  # fmt: skip
-                reply = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120)
-                usage = reply.json()["usage"]
-        finally:
-            server.stop()
-    assert kept[0] in ("saved", "restored") and kept[1] == "restored", kept
+    server = LocalServer(settings)
+    try:  # saved now, unless an earlier test's server did
+        kept = log.read_text().rsplit("citeline: system prompt state ", 1)[1].split("\n")[0]
+        assert kept in ("saved", "restored")
+        root = server.base_url.removesuffix("/v1")
+        httpx.post(f"{root}/slots/0?action=erase", timeout=30).raise_for_status()
+        assert keep_prefix(root, server.weights) == "restored"
+        body = {"messages": [{"role": "system", "content": answer_system_prompt()},
+                             {"role": "user", "content": "Context: none.\nQuestion: What is X?"}],
+                "max_tokens": 1, "temperature": 0}  # fmt: skip
+        usage = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120).json()["usage"]
+    finally:
+        server.stop()
     cached = usage["prompt_tokens_details"]["cached_tokens"]
     assert 200 <= cached < usage["prompt_tokens"]  # the system text came from the file, the question did not
     (saved,) = prefix_dir(server.weights).glob("system-*.kv")

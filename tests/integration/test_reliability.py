@@ -113,13 +113,14 @@ def test_control_sequences_and_markdown_links_from_corpus_text_never_reach_the_t
         assert result.returncode == 0, (command, result.stderr)
         for sequence in INJECTED:
             assert sequence not in result.stdout + result.stderr, (command, sequence)
-    shown = run(["papers", "show", "evil1", "-c", "hostile"], settings, extra_env={"COLUMNS": "300"}).stdout
-    assert (
-        "14.94% lower error" in shown and "[the docs](http://evil.example/steal)" in shown
-    )  # plain, visible
-    summary = run(["summarize", "watermarking", "-c", "hostile"], settings, extra_env=colour).stdout
+    summary = answered[1].stdout
     assert "http://evil.example/steal" in summary  # the address is shown as text, not hidden in a link
-    original = json.loads(run(["papers", "show", "evil1", "--json", "-c", "hostile"], settings).stdout)
+    show = ["papers", "show", "evil1", "-c", "hostile"]
+    shown, original = run_each([show, [*show, "--json"]], settings, {"COLUMNS": "300"})
+    assert (
+        "14.94% lower error" in shown.stdout and "[the docs](http://evil.example/steal)" in shown.stdout
+    )  # plain, visible
+    original = json.loads(original.stdout)
     assert original["title"] == HOSTILE["title"] and original["abstract"].startswith("We study")
     assert "\x1b[31m" in original["abstract"]  # --json keeps the original text
 

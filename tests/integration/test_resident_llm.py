@@ -102,6 +102,8 @@ def test_processes_share_one_guarded_server_that_is_replaced_after_a_crash_and_s
     second = _status(local_settings)
     assert second["running"] and second["pid"] != first["pid"]
 
+    kept = (local_settings.data_dir / "llama-server.log").read_text().split("citeline: system prompt state ")
+    assert len(kept) == 3 and kept[2].startswith("restored")  # the new server read no system text again
     assert run(["llm", "stop"], local_settings).stdout.strip() == "stopped"
     assert not _alive(second["pid"]) and _status(local_settings) == {"running": False}
     assert run(["llm", "stop"], local_settings).stdout.strip() == "not running"
@@ -110,10 +112,10 @@ def test_processes_share_one_guarded_server_that_is_replaced_after_a_crash_and_s
 def test_two_processes_starting_at_once_start_one_server_which_outlives_their_requests_and_stops_when_idle(
     local_settings,
 ):
-    # Idle after 6 s: shorter than a cold server reading the prompt (~12 s before the first token
-    # here), which must not stop it; the watchdog looks every 1.5 s.
+    # Idle after 3 s: shorter than the two answers take (the second waits for the first; 5-10 s
+    # here), which must not stop it; the watchdog looks every 0.75 s.
     env = {**os.environ, "CITELINE_DATA_DIR": str(local_settings.data_dir), "CITELINE_LLM": "local",
-           "CITELINE_LLM_IDLE_MINUTES": "0.1"}  # fmt: skip
+           "CITELINE_LLM_IDLE_MINUTES": "0.05"}  # fmt: skip
     env.pop("OPENAI_API_KEY", None)
     command = ["citeline", "ask", QUESTION, "--json", "--no-log"]
     processes = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
