@@ -166,10 +166,12 @@ def test_answers_are_logged_searchable_and_continued_unless_logging_is_off(seed_
     settings = copy_index(seed_settings, tmp_path / "data")  # a private copy: this test's log is its own
     first = json.loads(run(["ask", "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?", "--json"],
                            settings).stdout)  # fmt: skip
-    follow = run(["ask", "--continue", "Which dataset was that on?", "--json"], settings)
+    follow, _, _ = at_once(  # the two that log nothing alongside the follow-up
+        [lambda: run(["ask", "--continue", "Which dataset was that on?", "--json"], settings),
+         lambda: run(["summarize", "watermarking", "--no-log"], settings),
+         lambda: run(["ask", "What is OptFS?", "--json"], settings, extra_env={"CITELINE_LOG": "false"})]
+    )  # fmt: skip
     assert follow.returncode == 0, follow.stderr
-    run(["summarize", "watermarking", "--no-log"], settings)
-    run(["ask", "What is OptFS?", "--json"], settings, extra_env={"CITELINE_LOG": "false"})
     listed = json.loads(run(["log", "--json"], settings).stdout)
     assert [e["question"] for e in listed] == [
         "Which dataset was that on?",
@@ -263,19 +265,23 @@ def test_log_shows_collection_and_conversation_filters_and_cid_continues_any_con
         ("ask", "Does it use reinforcement learning?"),
         ("ask", "What is GenAlign?"),
     ]
-    assert [e["id"] for e in json.loads(run(["log", "--kind", "chat", "--json"], settings).stdout)] == [
-        talk[0]["id"]
-    ]
-    assert json.loads(run(["log", "-c", "icml2024", "--json"], settings).stdout) == []
-    table = run(["log"], settings, extra_env={"COLUMNS": "250"}).stdout
+    # Reads and refusals from here on: none changes the log, so they run at once.
+    chats, other, table, bad, missing = at_once(
+        [lambda: run(["log", "--kind", "chat", "--json"], settings),
+         lambda: run(["log", "-c", "icml2024", "--json"], settings),
+         lambda: run(["log"], settings, extra_env={"COLUMNS": "250"}),
+         lambda: run(["log", "--kind", "talk"], settings),
+         lambda: run(["ask", "--cid", "0123456789ab", "x?"], settings)]
+    )  # fmt: skip
+    assert [e["id"] for e in json.loads(chats.stdout)] == [talk[0]["id"]]
+    assert json.loads(other.stdout) == []
+    table = table.stdout
     header = table.splitlines()[0].split()
     assert header == ["#", "Time", "Kind", "Collection", "Conversation", "Question", "Papers", "Model"]
     row = next(line for line in table.splitlines() if "What is GenAlign?" in line).split()
     assert row[4:6] == ["default", first["conversation"]] and row[-1] == "none"
     assert "none (extractive)" not in table and "no model call" not in table
-    bad = run(["log", "--kind", "talk"], settings)
     assert bad.returncode != 0 and "use one of ask, chat, mcp, summarize" in bad.stderr
-    missing = run(["ask", "--cid", "0123456789ab", "x?"], settings)
     assert missing.returncode == 1 and missing.stderr.startswith(
         "error: no logged conversation '0123456789ab'"
     )
