@@ -78,7 +78,7 @@ def main(argv: list[str]) -> None:
             for side, checkout in sides.items():
                 run(["citeline", "llm", "start"], {**env, **RESIDENT}, checkout)
                 stops[side].append(run(["citeline", "llm", "stop"], {**env, **RESIDENT}, checkout)[0])
-    figures: dict = {"baseline": args.baseline, "questions": len(QUESTIONS), "cores": os.cpu_count()}
+    figures: dict = {"baseline_ref": args.baseline, "questions": len(QUESTIONS), "cores": os.cpu_count()}
     for side in sides:
         figures[side] = {
             "ask_wall": summary(walls[side]),
