@@ -27,6 +27,7 @@ import os
 from pathlib import Path
 
 PREFIX_DIR = "prefix"  # next to the weights (rag.llm.models.server_command)
+KEEP = 4  # state files kept (~8 MB each): the most recently used; an upgrade's old ones go
 
 
 def prefix_dir(weights: Path) -> Path:
@@ -62,6 +63,14 @@ def _gone(path: Path) -> bool:
     return not (pid.isdigit() and Path(f"/proc/{pid}").exists())
 
 
+def _keep_recent(directory: Path) -> None:
+    """Remove all but the :data:`KEEP` most recently used state files (other models' or builds',
+    or an older system text's after an upgrade)."""
+    files = sorted(directory.glob("system-*.kv"), key=lambda f: f.stat().st_mtime, reverse=True)
+    for old in files[KEEP:]:
+        old.unlink(missing_ok=True)
+
+
 def keep_prefix(root: str, weights: Path, token: str | None = None) -> str:
     """Restore the system text's saved state into slot 0 of the server at ``root``
     (``http://127.0.0.1:PORT``), or compute and save it; "restored", "saved" or why not."""
@@ -92,6 +101,7 @@ def keep_prefix(root: str, weights: Path, token: str | None = None) -> str:
                 if _digest(moved) == found.stem.rsplit("-", 1)[-1]:
                     post("/slots/0?action=restore", {"filename": moved.name})
                     os.replace(moved, found)
+                    os.utime(found)  # used now: kept over older files (below)
                     return "restored"
             except httpx.HTTPStatusError:
                 pass  # a file this build cannot read: made again below
@@ -101,6 +111,7 @@ def keep_prefix(root: str, weights: Path, token: str | None = None) -> str:
         partial = directory / f"{stem}.{os.getpid()}.part"
         post("/slots/0?action=save", {"filename": partial.name})
         os.replace(partial, directory / f"{stem}-{_digest(partial)}.kv")
+        _keep_recent(directory)
         return "saved"
     except (httpx.HTTPError, OSError, ValueError) as exc:
         return f"not kept ({exc.__class__.__name__}: {exc})"

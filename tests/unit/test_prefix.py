@@ -91,3 +91,18 @@ def test_leftovers_of_processes_that_are_gone_are_removed_and_a_failing_server_f
     gone.write_bytes(b"x")
     assert keep_prefix("http://127.0.0.1:9", server.weights).startswith("not kept (")
     assert not gone.exists()
+
+
+def test_only_the_most_recently_used_state_files_are_kept(server):
+    import os
+
+    import rag.llm.prefix as prefix
+
+    server.directory.mkdir()
+    for n in range(6):  # an older system text's, another build's...
+        old = server.directory / f"system-old{n}-0000000000000000.kv"
+        old.write_bytes(b"x")
+        os.utime(old, (1_000_000 + n, 1_000_000 + n))
+    assert keep_prefix(server.root, server.weights) == "saved"
+    kept = {f.name for f in _files(server)}
+    assert len(kept) == prefix.KEEP and {f"system-old{n}-0000000000000000.kv" for n in (3, 4, 5)} < kept
