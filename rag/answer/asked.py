@@ -8,7 +8,8 @@ and names none. Whether a reply answers is therefore judged on what it adds to t
   the acronym ("Trajectory-based Constraint Estimation for Safety");
 - a **number** ("How many ...", "What accuracy ...") by a figure the question does not give;
 - an **entity** ("Which models ...", "Who ...") by a name or content word the question lacks;
-- anything else ("How does X work?") is open: any reply may answer it.
+- anything else ("How does X work?") is open: any reply that adds a content word or a name to the
+  question may answer it (a yes/no question, any reply at all: "No, X does not need retraining").
 
 Lexical and cheap: it runs on every quoted sentence and every generated answer.
 """
@@ -220,7 +221,10 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
         return expansion_in(body, asked.acronym) is not None
     if asked.kind == "number":
         return bool(_figures(body) - _figures(plain_text(question)))
-    if asked.kind == "entity":
+    if asked.kind == "entity" or not YES_NO.match(plain_text(question)):
+        # Any question but a yes/no one is answered only by something it does not say itself:
+        # "AdaSCALE adjusts dynamically based on a sample's estimated OODness" answers neither
+        # "What does AdaSCALE adjust dynamically ...?" nor "How does AdaSCALE ...?".
         added = new_terms(body, question)
         return bool(added) or bool(coined_names(body) - coined_names(question))
     return True

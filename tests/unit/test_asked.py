@@ -35,6 +35,14 @@ def test_a_reply_that_restates_the_question_names_nothing():
     assert names_answer("The Gemma-2-2B and Pythia-160M models [004-09].", question)
 
 
+def test_an_open_question_is_not_answered_by_its_own_words_but_a_yes_no_question_may_be():
+    question = "What does FastFlow scale adaptively for each input?"
+    assert not names_answer("FastFlow scales adaptively for each input [k1].", question)
+    assert names_answer("FastFlow scales the step size of its coupling layers [k1].", question)
+    assert not names_answer("FastFlow trains flows faster [k1].", "How does FastFlow train flows faster?")
+    assert names_answer("No, FastFlow does not need retraining [k1].", "Does FastFlow need retraining?")
+
+
 def test_a_number_question_needs_a_figure_the_question_does_not_give():
     question = "How many vulnerability games are in the suite?"
     assert not names_answer("The suite contains vulnerability games [004-04].", question)
