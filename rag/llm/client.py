@@ -134,15 +134,19 @@ class LocalServer:
         log.parent.mkdir(parents=True, exist_ok=True)
         self._log = log.open("ab")
         command = server_command(self.model, self.weights, self.port, settings.context_tokens)
-        self.process = subprocess.Popen(
-            command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
         atexit.register(self.stop)
-        self._wait_ready(timeout=180, log=log)
-        if "--prefix_dir" in command:
-            kept = keep_prefix(f"http://127.0.0.1:{self.port}", self.weights)
+        for _ in range(2):  # a server that died on a state file is started again (the file is gone)
+            self.process = subprocess.Popen(
+                command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
+            self._wait_ready(timeout=180, log=log)
+            if "--prefix_dir" not in command:
+                break
+            kept = keep_prefix(f"http://127.0.0.1:{self.port}", self.weights, timeout=settings.llm_timeout)
             self._log.write(f"citeline: system prompt state {kept}\n".encode())
             self._log.flush()
+            if self.process.poll() is None:
+                break
 
     def _wait_ready(self, timeout: float, log) -> None:
         import httpx

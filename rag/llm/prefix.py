@@ -24,10 +24,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 
 PREFIX_DIR = "prefix"  # next to the weights (rag.llm.models.server_command)
 KEEP = 4  # state files kept (~8 MB each): the most recently used; an upgrade's old ones go
+MAX_BYTES = 256 << 20  # a state file larger than this is no system text's
+QUICK = 30.0  # seconds for a slot save or restore (milliseconds when all is well)
 
 
 def prefix_dir(weights: Path) -> Path:
@@ -52,8 +55,17 @@ def _build() -> str:
         return ""
 
 
-def _digest(path: Path) -> str:
-    with path.open("rb") as file:
+def _digest(path: Path) -> str | None:
+    """The content hash of a regular file of at most :data:`MAX_BYTES` (None for anything else: a
+    link, a FIFO that would block, a device that never ends)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return None
         return hashlib.file_digest(file, "sha256").hexdigest()[:16]
 
 
@@ -71,17 +83,23 @@ def _keep_recent(directory: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-def keep_prefix(root: str, weights: Path, token: str | None = None) -> str:
+def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: float = 180.0) -> str:
     """Restore the system text's saved state into slot 0 of the server at ``root``
-    (``http://127.0.0.1:PORT``), or compute and save it; "restored", "saved" or why not."""
+    (``http://127.0.0.1:PORT``), or compute and save it; "restored", "saved" or why not.
+
+    Call it before any other client can reach the server: a question answered between computing
+    the state and saving it would be saved in its place. ``timeout`` bounds computing it (the
+    settings' ``llm_timeout``); a save or restore gets :data:`QUICK`."""
     import httpx
 
     from rag.resources import answer_system_prompt
 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
 
-    def post(path: str, body: dict) -> None:
-        httpx.post(f"{root}{path}", json=body, headers=headers, timeout=300).raise_for_status()
+    def post(path: str, body: dict, seconds: float = QUICK) -> dict:
+        reply = httpx.post(f"{root}{path}", json=body, headers=headers, timeout=seconds)
+        reply.raise_for_status()
+        return reply.json()
 
     try:
         directory = prefix_dir(weights)
@@ -97,20 +115,32 @@ def keep_prefix(root: str, weights: Path, token: str | None = None) -> str:
                 os.replace(found, moved)
             except FileNotFoundError:  # another process is restoring it
                 continue
-            try:
-                if _digest(moved) == found.stem.rsplit("-", 1)[-1]:
+            if _digest(moved) == found.stem.rsplit("-", 1)[-1]:
+                try:
                     post("/slots/0?action=restore", {"filename": moved.name})
+                except httpx.HTTPStatusError as exc:
+                    if exc.response.status_code != 400:  # not the file's fault: keep it
+                        os.replace(moved, found)
+                        raise
+                else:
+                    os.utime(moved)  # used now: kept over older files (_keep_recent)
                     os.replace(moved, found)
-                    os.utime(found)  # used now: kept over older files (below)
                     return "restored"
-            except httpx.HTTPStatusError:
-                pass  # a file this build cannot read: made again below
-            moved.unlink(missing_ok=True)
+            moved.unlink(missing_ok=True)  # torn, or a file this build cannot read: made again
         messages = [{"role": "system", "content": system}, {"role": "user", "content": ""}]
-        post("/v1/chat/completions", {"messages": messages, "max_tokens": 1, "temperature": 0})
+        body = {"messages": messages, "max_tokens": 1, "temperature": 0, "id_slot": 0}
+        usage = post("/v1/chat/completions", body, timeout).get("usage", {})
         partial = directory / f"{stem}.{os.getpid()}.part"
-        post("/slots/0?action=save", {"filename": partial.name})
-        os.replace(partial, directory / f"{stem}-{_digest(partial)}.kv")
+        saved = post("/slots/0?action=save", {"filename": partial.name}).get("n_saved")
+        prompt = usage.get("prompt_tokens")
+        if not (prompt and saved in range(prompt, prompt + usage.get("completion_tokens", 0) + 1)):
+            partial.unlink(missing_ok=True)  # the slot held something else by then
+            return f"not kept (the slot held {saved} tokens, not the system text's {prompt})"
+        digest = _digest(partial)
+        if digest is None:
+            partial.unlink(missing_ok=True)
+            return "not kept (the saved state is no regular file)"
+        os.replace(partial, directory / f"{stem}-{digest}.kv")
         _keep_recent(directory)
         return "saved"
     except (httpx.HTTPError, OSError, ValueError) as exc:

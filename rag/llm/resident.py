@@ -399,7 +399,8 @@ def connect(settings: Settings) -> ServerState:
     if healthy(state, settings):
         touch(settings)
         return state  # type: ignore[return-value]
-    with FileLock(str(directory / "server.lock"), timeout=START_TIMEOUT + 30):
+    # Waiting for another process's start: loading, the system text's state, once more if need be.
+    with FileLock(str(directory / "server.lock"), timeout=2 * (START_TIMEOUT + settings.llm_timeout) + 30):
         found = read_state_file(settings)  # another process may have started it while we waited
         if healthy(found.state, settings):
             touch(settings)
@@ -428,16 +429,21 @@ def _start(settings: Settings) -> ServerState:
     command = server_command(model, weights, port, settings.context_tokens)
     log = settings.data_dir / "llama-server.log"
     with in_use(settings):  # loading the weights (and the system text's state) is no idle time either
-        state = _launch(settings, command, port, token, log)
-        if "--prefix_dir" in command:
-            kept = keep_prefix(f"http://127.0.0.1:{port}", weights, token)
-            with log.open("a", encoding="utf-8") as written:
-                written.write(f"citeline: system prompt state {kept}\n")
+        state = _launch(settings, command, port, token, log, weights)
+        if state is None:  # the server died on a state file, now moved aside: once more
+            state = _launch(settings, command, port, token, log, weights)
+        if state is None:
+            raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
         return state
 
 
-def _launch(settings: Settings, command: list[str], port: int, token: str, log: Path) -> ServerState:
-    """Start the watchdog (which starts the server) and wait until the server answers."""
+def _launch(
+    settings: Settings, command: list[str], port: int, token: str, log: Path, weights: Path
+) -> ServerState | None:
+    """Start the watchdog (which starts the server), wait until the server answers, restore the
+    system text's state (:mod:`rag.llm.prefix`) and only then record it: no other process can
+    reach the server before, so none of their questions is saved as that state. None when the
+    server died meanwhile (the watchdog, our child, is stopped)."""
     idle = str(settings.llm_idle_minutes * 60)
     paths = [str(_state_file(settings)), str(_used_file(settings))]
     watchdog = [sys.executable, "-m", WATCHDOG_MODULE, *paths, idle, str(log), *command]
@@ -467,6 +473,17 @@ def _launch(settings: Settings, command: list[str], port: int, token: str, log: 
                 process.terminate()
             raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
         time.sleep(0.3)
+    if "--prefix_dir" in command:
+        kept = keep_prefix(f"http://127.0.0.1:{port}", weights, token, timeout=settings.llm_timeout)
+        with log.open("a", encoding="utf-8") as written:
+            written.write(f"citeline: system prompt state {kept}\n")
+        if not _answers(state, timeout=2):
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            return None
     _write_state(settings, state)
     return state
 

@@ -16,18 +16,23 @@ from rag.llm.prefix import keep_prefix, prefix_dir
 
 class _Slots(BaseHTTPRequestHandler):
     """Records every request; ``save`` writes the file llama.cpp would; ``restore`` fails when
-    the server was told to (a file its build cannot read)."""
+    the server was told to (``refuse``: the status code, 400 for a file its build cannot read);
+    the slot holds ``saved_tokens`` when saved (the warm-up's 270 unless another request came in)."""
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.calls.append((self.path, body))
+        reply: dict = {}
+        if self.path == "/v1/chat/completions":
+            reply = {"usage": {"prompt_tokens": 270, "completion_tokens": 1}}
         if self.path == "/slots/0?action=save":
             (self.server.directory / body["filename"]).write_bytes(b"KV state")
-        status = 400 if self.path == "/slots/0?action=restore" and self.server.refuse else 200
+            reply = {"n_saved": self.server.saved_tokens}
+        status = self.server.refuse if self.path == "/slots/0?action=restore" and self.server.refuse else 200
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
-        self.wfile.write(b"{}")
+        self.wfile.write(json.dumps(reply).encode())
 
     def log_message(self, *args: object) -> None:
         pass
@@ -39,7 +44,8 @@ def server(tmp_path):
     weights.parent.mkdir()
     weights.write_bytes(b"weights")
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Slots)
-    httpd.calls, httpd.directory, httpd.refuse, httpd.weights = [], prefix_dir(weights), False, weights
+    httpd.calls, httpd.directory, httpd.refuse, httpd.weights = [], prefix_dir(weights), 0, weights
+    httpd.saved_tokens = 271
     threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
     httpd.root = f"http://127.0.0.1:{httpd.server_address[1]}"
     yield httpd
@@ -78,7 +84,7 @@ def test_a_file_whose_content_does_not_match_its_name_is_never_restored_and_is_m
 
 def test_a_file_the_server_cannot_restore_is_removed_and_made_again(server):
     keep_prefix(server.root, server.weights)
-    server.refuse = True
+    server.refuse = 400
     server.calls.clear()
     assert keep_prefix(server.root, server.weights) == "saved"
     assert _paths(server) == ["/slots/0?action=restore", "/v1/chat/completions", "/slots/0?action=save"]
@@ -106,3 +112,39 @@ def test_only_the_most_recently_used_state_files_are_kept(server):
     assert keep_prefix(server.root, server.weights) == "saved"
     kept = {f.name for f in _files(server)}
     assert len(kept) == prefix.KEEP and {f"system-old{n}-0000000000000000.kv" for n in (3, 4, 5)} < kept
+
+
+def test_a_restore_refused_for_another_reason_keeps_the_file(server):
+    keep_prefix(server.root, server.weights)
+    (saved,) = _files(server)
+    server.refuse = 401  # e.g. a token the server does not take: not the file's fault
+    assert keep_prefix(server.root, server.weights).startswith("not kept (HTTPStatusError")
+    assert _files(server) == [saved]
+
+
+def test_a_slot_holding_another_request_when_saved_is_not_kept(server):
+    server.saved_tokens = 149  # a question answered between the warm-up and the save
+    assert keep_prefix(server.root, server.weights).startswith("not kept (the slot held 149 tokens")
+    assert _files(server) == []
+
+
+def test_a_state_file_that_is_no_regular_file_is_never_read(server):
+    import os
+
+    keep_prefix(server.root, server.weights)
+    (saved,) = _files(server)
+    saved.unlink()
+    os.mkfifo(saved)  # opening it for reading would block for ever
+    server.calls.clear()
+    assert keep_prefix(server.root, server.weights) == "saved"
+    assert "/slots/0?action=restore" not in _paths(server) and saved.read_bytes() == b"KV state"
+
+
+def test_the_saved_state_is_of_the_system_text_the_answers_send():
+    from rag.answer.pipeline import AnswerChain
+    from rag.llm.client import LLMHandle
+    from rag.resources import answer_system_prompt
+    from rag.settings import Settings
+
+    chain = AnswerChain(Settings(llm="none"), retriever=None, llm=LLMHandle("none", None, "none"))
+    assert chain.system_prompt == answer_system_prompt()
