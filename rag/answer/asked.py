@@ -221,10 +221,24 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
         return expansion_in(body, asked.acronym) is not None
     if asked.kind == "number":
         return bool(_figures(body) - _figures(plain_text(question)))
-    if asked.kind == "entity" or not YES_NO.match(plain_text(question)):
-        # Any question but a yes/no one is answered only by something it does not say itself:
-        # "AdaSCALE adjusts dynamically based on a sample's estimated OODness" answers neither
-        # "What does AdaSCALE adjust dynamically ...?" nor "How does AdaSCALE ...?".
-        added = new_terms(body, question)
-        return bool(added) or bool(coined_names(body) - coined_names(question))
-    return True
+    if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
+        return True  # "A or B?" is answered by picking one; "No, X does not need retraining"
+    # Any other question is answered only by something it does not say itself: "AdaSCALE adjusts
+    # dynamically based on a sample's estimated OODness" answers neither "What does AdaSCALE
+    # adjust dynamically ...?" nor "How does AdaSCALE ...?".
+    return _adds(body, question)
+
+
+# "... strictly worse generalization: Byzantine failures or data poisoning?"
+_CHOICE = re.compile(r"\bor\b", re.I)
+
+
+def _adds(body: str, question: str) -> bool:
+    """``body`` says something ``question`` does not: a content word, a name (in any case: the
+    question's "adascale" is the reply's "AdaSCALE") or a figure."""
+    if new_terms(body, question):
+        return True
+    asked = question.lower()
+    return any(n.lower() not in asked for n in coined_names(body)) or bool(
+        _figures(body) - _figures(plain_text(question))
+    )

@@ -41,6 +41,10 @@ def test_an_open_question_is_not_answered_by_its_own_words_but_a_yes_no_question
     assert names_answer("FastFlow scales the step size of its coupling layers [k1].", question)
     assert not names_answer("FastFlow trains flows faster [k1].", "How does FastFlow train flows faster?")
     assert names_answer("No, FastFlow does not need retraining [k1].", "Does FastFlow need retraining?")
+    assert not names_answer("FastFlow scales adaptively for each input [k1].", question.lower())  # "fastflow"
+    assert names_answer("It rises from 17% to 30% [k1].", "Recovery rises from 17% to what?")
+    choice = "Which threat model is worse: Byzantine failures or poisoning?"
+    assert names_answer("Byzantine failures do [k1].", choice)
 
 
 def test_a_number_question_needs_a_figure_the_question_does_not_give():
