@@ -31,7 +31,7 @@ from rag.llm.models import (
     server_module,
 )
 from rag.llm.ports import free_port
-from rag.llm.prefix import keep_prefix
+from rag.llm.prefix import prepare_server
 from rag.settings import Settings
 from rag.text import loop_start
 
@@ -140,12 +140,8 @@ class LocalServer:
                 command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
             )
             self._wait_ready(timeout=180, log=log)
-            if "--prefix_dir" not in command:
-                break
-            kept = keep_prefix(f"http://127.0.0.1:{self.port}", self.weights, timeout=settings.llm_timeout)
-            self._log.write(f"citeline: system prompt state {kept}\n".encode())
-            self._log.flush()
-            if self.process.poll() is None:
+            prepared = prepare_server(command, self.port, self.weights, log, timeout=settings.llm_timeout)
+            if not prepared or self.process.poll() is None:
                 break
 
     def _wait_ready(self, timeout: float, log) -> None:

@@ -13,9 +13,9 @@ import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from rag.errors import BackendUnavailable, CitelineError, NotFound
-from rag.llm.prefix import prefix_dir
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,24 @@ SERVERS = (
     ("xllamacpp", "rag.llm.llama_server"),
 )
 PREFIX_SERVER = "rag.llm.llama_server"  # the one that saves slot files (rag.llm.prefix)
+PREFIX_DIR = "prefix"  # its slot files, next to the weights
+
+
+def prefix_dir(weights: Path) -> Path:
+    """Where the slot files for these weights are kept (``rag.llm.prefix``)."""
+    return weights.parent / PREFIX_DIR
+
+
+def left_behind(path: Path) -> bool:
+    """A ``NAME.<pid>.<suffix>`` file (a weight assembly's ``.part``, a slot file being saved or
+    restored) whose process has ended: it will never be finished, so it may be removed."""
+    pid = path.name.rsplit(".", 2)[-2]
+    return not (pid.isdigit() and Path(f"/proc/{pid}").exists())
+
+
+def file_sha256(file: BinaryIO) -> str:
+    """The sha256 of an open binary file, from where it is to its end."""
+    return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def lookup(name: str) -> LocalModel:
@@ -74,14 +92,6 @@ def lookup(name: str) -> LocalModel:
 def parts_installed(model: LocalModel) -> bool:
     """Every weight part is importable (the ``local`` extra is installed)."""
     return all(importlib.util.find_spec(p) is not None for p in model.parts)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 22):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def ensure_weights(model: LocalModel, models_dir: Path) -> Path:
@@ -99,7 +109,8 @@ def ensure_weights(model: LocalModel, models_dir: Path) -> Path:
                 with open(importlib.import_module(module).get_part_path(), "rb") as part:
                     while block := part.read(1 << 22):
                         out.write(block)
-        actual = _sha256(tmp)
+        with tmp.open("rb") as written:
+            actual = file_sha256(written)
         if actual != model.sha256:
             raise CitelineError(
                 f"{model.name}: assembled weights have sha256 {actual}, expected {model.sha256}"

@@ -27,15 +27,11 @@ import os
 import stat
 from pathlib import Path
 
-PREFIX_DIR = "prefix"  # next to the weights (rag.llm.models.server_command)
+from rag.llm.models import file_sha256, left_behind, prefix_dir
+
 KEEP = 4  # state files kept (~8 MB each): the most recently used; an upgrade's old ones go
 MAX_BYTES = 256 << 20  # a state file larger than this is no system text's
 QUICK = 30.0  # seconds for a slot save or restore (milliseconds when all is well)
-
-
-def prefix_dir(weights: Path) -> Path:
-    """Where the state files for these weights are kept."""
-    return weights.parent / PREFIX_DIR
 
 
 def prefix_stem(weights: Path, system: str, build: str) -> str:
@@ -66,13 +62,7 @@ def _digest(path: Path) -> str | None:
         info = os.fstat(file.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
             return None
-        return hashlib.file_digest(file, "sha256").hexdigest()[:16]
-
-
-def _gone(path: Path) -> bool:
-    """A ``NAME.<pid>.part`` or ``.restoring`` file whose process has ended."""
-    pid = path.name.rsplit(".", 2)[-2]
-    return not (pid.isdigit() and Path(f"/proc/{pid}").exists())
+        return file_sha256(file)[:16]
 
 
 def _keep_recent(directory: Path) -> None:
@@ -105,7 +95,7 @@ def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: flo
         directory = prefix_dir(weights)
         directory.mkdir(mode=0o700, exist_ok=True)
         for stale in [*directory.glob("*.part"), *directory.glob("*.restoring")]:
-            if _gone(stale):  # left by a process that stopped or died while saving or restoring
+            if left_behind(stale):  # left by a process that stopped or died while saving or restoring
                 stale.unlink(missing_ok=True)
         system = answer_system_prompt()
         stem = prefix_stem(weights, system, _build())
@@ -145,3 +135,17 @@ def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: flo
         return "saved"
     except (httpx.HTTPError, OSError, ValueError) as exc:
         return f"not kept ({exc.__class__.__name__}: {exc})"
+
+
+def prepare_server(
+    command: list[str], port: int, weights: Path, log: Path, token: str | None = None, timeout: float = 180.0
+) -> bool:
+    """What a launcher does once the server it started answers: when ``command`` is a server that
+    keeps slot files, :func:`keep_prefix` and a line in the server's ``log``. Whether it did (a
+    launcher then checks the server survived a restore)."""
+    if "--prefix_dir" not in command:
+        return False
+    kept = keep_prefix(f"http://127.0.0.1:{port}", weights, token, timeout)
+    with log.open("a", encoding="utf-8") as written:
+        written.write(f"citeline: system prompt state {kept}\n")
+    return True

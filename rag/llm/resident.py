@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
-from rag.llm.models import ensure_weights, lookup, server_command
+from rag.llm.models import ensure_weights, left_behind, lookup, server_command
 from rag.llm.ports import free_port
-from rag.llm.prefix import keep_prefix
+from rag.llm.prefix import prepare_server
 from rag.settings import Settings
 
 START_TIMEOUT = 240.0
@@ -416,8 +416,7 @@ def connect(settings: Settings) -> ServerState:
 def _clean_partial_weights(settings: Settings) -> None:
     """Remove weight files a killed assembly left behind (``NAME.<pid>.part`` of a pid that is gone)."""
     for leftover in settings.models_dir.glob("*.part"):
-        pid = leftover.name.rsplit(".", 2)[-2]
-        if not (pid.isdigit() and Path(f"/proc/{pid}").exists()):
+        if left_behind(leftover):
             leftover.unlink(missing_ok=True)
 
 
@@ -429,12 +428,10 @@ def _start(settings: Settings) -> ServerState:
     command = server_command(model, weights, port, settings.context_tokens)
     log = settings.data_dir / "llama-server.log"
     with in_use(settings):  # loading the weights (and the system text's state) is no idle time either
-        state = _launch(settings, command, port, token, log, weights)
-        if state is None:  # the server died on a state file, now moved aside: once more
-            state = _launch(settings, command, port, token, log, weights)
-        if state is None:
-            raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
-        return state
+        for _ in range(2):  # a server that died on a state file (now moved aside) is started once more
+            if state := _launch(settings, command, port, token, log, weights):
+                return state
+        raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
 
 
 def _launch(
@@ -473,17 +470,14 @@ def _launch(
                 process.terminate()
             raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
         time.sleep(0.3)
-    if "--prefix_dir" in command:
-        kept = keep_prefix(f"http://127.0.0.1:{port}", weights, token, timeout=settings.llm_timeout)
-        with log.open("a", encoding="utf-8") as written:
-            written.write(f"citeline: system prompt state {kept}\n")
-        if not _answers(state, timeout=2):
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            return None
+    prepared = prepare_server(command, port, weights, log, token, settings.llm_timeout)
+    if prepared and not _answers(state, timeout=2):  # it died restoring a state file
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        return None
     _write_state(settings, state)
     return state
 

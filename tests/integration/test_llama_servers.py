@@ -81,7 +81,8 @@ def test_a_server_starts_from_the_system_text_state_saved_before(seed_settings):
     the process that started it restored the state saved by an earlier one (rag.llm.prefix).
     Here on one server, its slot emptied in between; across servers: test_resident_llm."""
     from rag.llm.client import LocalServer, local_available
-    from rag.llm.prefix import keep_prefix, prefix_dir
+    from rag.llm.models import prefix_dir
+    from rag.llm.prefix import keep_prefix
     from rag.resources import answer_system_prompt
 
     settings = seed_settings.replace(llm="local")

@@ -16,8 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rag.llm.models import ensure_weights, lookup
-from rag.llm.prefix import prefix_dir
+from rag.llm.models import ensure_weights, lookup, prefix_dir
 from rag.settings import Settings
 
 from ..conftest import copy_index

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.llm.prefix import keep_prefix, prefix_dir
+from rag.llm.models import prefix_dir
+from rag.llm.prefix import keep_prefix
 
 
 class _Slots(BaseHTTPRequestHandler):
