@@ -220,7 +220,7 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
     if asked.kind == "expansion":
         return expansion_in(body, asked.acronym) is not None
     if asked.kind == "number":
-        return bool(_figures(body) - _figures(plain_text(question)))
+        return _new_figures(body, question)
     if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
         return True  # "A or B?" is answered by picking one; "No, X does not need retraining"
     # Any other question is answered only by something it does not say itself: "AdaSCALE adjusts
@@ -239,6 +239,9 @@ def _adds(body: str, question: str) -> bool:
     if new_terms(body, question):
         return True
     asked = question.lower()
-    return any(n.lower() not in asked for n in coined_names(body)) or bool(
-        _figures(body) - _figures(plain_text(question))
-    )
+    return any(n.lower() not in asked for n in coined_names(body)) or _new_figures(body, question)
+
+
+def _new_figures(body: str, question: str) -> bool:
+    """``body`` gives a figure ``question`` does not."""
+    return bool(_figures(body) - _figures(plain_text(question)))

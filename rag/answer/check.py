@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import CitelineError
-from rag.retrieval.relevance import coverage
+from rag.retrieval.relevance import coverage, paper_terms
 from rag.text import (
     RESEARCH_FILLER,
     STOP_WORDS,
@@ -543,7 +543,7 @@ def judge(
     """The claim against the paper's title, label and abstract: IDF-weighted term coverage (as
     retrieval judges relevance), every number and coined name present, no finding turned around,
     and the closest sentence as evidence; ``tuning`` (``settings.answer``) holds the thresholds."""
-    read = _read(paper.title, paper.label, paper.abstract, paper.year)
+    read = _read(paper)
     claim = plain_text(claim)
     terms = lexical_terms(claim)
     share = coverage(terms, read.terms, weights)
@@ -572,13 +572,13 @@ class _Read:
 
 
 @functools.lru_cache(maxsize=1024)
-def _read(title: str, label: str, abstract: str, year: int | None) -> _Read:
-    text = plain_text(f"{title} {label} {abstract}")
-    stated = numbers_in(text, spelled=True) | numbers_in(str(year or ""))  # "introduced in 2024"
-    sentences = tuple(split_sentences(plain_text(abstract)) or [abstract])
+def _read(paper: Paper) -> _Read:
+    text = plain_text(f"{paper.title} {paper.label} {paper.abstract}")
+    stated = numbers_in(text, spelled=True) | numbers_in(str(paper.year or ""))  # "introduced in 2024"
+    sentences = tuple(split_sentences(plain_text(paper.abstract)) or [paper.abstract])
     return _Read(
         text,
-        frozenset(lexical_terms(f"{title} {label} {abstract}")),
+        frozenset(paper_terms(paper)),
         frozenset(stated),
         sentences,
         tuple(frozenset(_sequence(s)) for s in sentences),
