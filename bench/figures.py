@@ -41,6 +41,14 @@ def in_checkout(command: list[str], env: dict[str, str], checkout: Path | None):
     return [sys.executable, "-c", ENTRY, *command[1:]], {**env, "PYTHONPATH": str(checkout)}
 
 
+def run_timed(command: list[str], env: dict[str, str], checkout: Path | None = None) -> tuple[float, str]:
+    """``citeline ...`` run as :func:`in_checkout` says (in the checkout's directory): seconds, stdout."""
+    command, env = in_checkout(command, env, checkout)
+    started = time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=checkout)
+    return time.perf_counter() - started, done.stdout
+
+
 def report(name: str, figures: dict[str, Any]) -> Path:
     width = max(len(k) for k in figures)
     for key, value in figures.items():

@@ -23,29 +23,20 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ask_latency import QUESTIONS
-from figures import baseline_checkout, in_checkout, percentile, report
+from figures import baseline_checkout, percentile, report, run_timed
 
 from rag import ensure_index
 from rag.settings import load_settings
 
 PER_PROCESS = {"CITELINE_LLM": "local", "CITELINE_LLM_IDLE_MINUTES": "0", "CITELINE_SERVE_IDLE_MINUTES": "0"}
 RESIDENT = {**PER_PROCESS, "CITELINE_LLM_IDLE_MINUTES": "15"}
-
-
-def run(command: list[str], env: dict[str, str], checkout: Path | None) -> tuple[float, str]:
-    command, env = in_checkout(command, env, checkout)
-    started = time.perf_counter()
-    done = subprocess.run(command, check=True, capture_output=True, text=True, env=env, cwd=checkout)
-    return time.perf_counter() - started, done.stdout
 
 
 def summary(values: list[float]) -> dict[str, float]:
@@ -66,7 +57,7 @@ def main(argv: list[str]) -> None:
         for question in QUESTIONS:
             for side, checkout in sides.items():
                 ask = ["citeline", "ask", question, "--json", "--no-log"]
-                wall, out = run(ask, {**env, **PER_PROCESS}, checkout)
+                wall, out = run_timed(ask, {**env, **PER_PROCESS}, checkout)
                 answer = json.loads(out)
                 walls[side].append(wall)
                 first = answer["timings"].get("first_token")
@@ -76,8 +67,8 @@ def main(argv: list[str]) -> None:
         stops: dict[str, list[float]] = {side: [] for side in sides}
         for _ in range(args.runs):
             for side, checkout in sides.items():
-                run(["citeline", "llm", "start"], {**env, **RESIDENT}, checkout)
-                stops[side].append(run(["citeline", "llm", "stop"], {**env, **RESIDENT}, checkout)[0])
+                run_timed(["citeline", "llm", "start"], {**env, **RESIDENT}, checkout)
+                stops[side].append(run_timed(["citeline", "llm", "stop"], {**env, **RESIDENT}, checkout)[0])
     figures: dict = {"baseline_ref": args.baseline, "questions": len(QUESTIONS), "cores": os.cpu_count()}
     for side in sides:
         figures[side] = {

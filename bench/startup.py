@@ -22,12 +22,11 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from figures import ROOT, baseline_checkout, in_checkout, report, wait_for_warm_process
+from figures import ROOT, baseline_checkout, in_checkout, report, run_timed, wait_for_warm_process
 
 RUNS = 5
 SEARCH = ["citeline", "search", "adaptive percentile threshold for OOD activation scaling", "--json"]
@@ -38,12 +37,7 @@ WARM = {"CITELINE_SERVE_IDLE_MINUTES": "5"}
 
 
 def timed(command: list[str], env: dict[str, str], checkout: Path | None = None) -> float:
-    command, env = in_checkout(command, env, checkout)
-    started = time.perf_counter()
-    # In the checkout: `python -c` puts the working directory first on sys.path, so run anywhere
-    # else, a checkout's `cli` and `rag` would be whatever that directory holds.
-    subprocess.run(command, check=True, capture_output=True, env=env, cwd=checkout)
-    return time.perf_counter() - started
+    return run_timed(command, env, checkout)[0]
 
 
 def warm_up(env: dict[str, str], checkout: Path | None) -> None:
