@@ -21,7 +21,7 @@ from rag.records import Hit, Paper
 from rag.retrieval.relevance import TermWeights
 from rag.retrieval.topics import TopicSelection, rank_topic
 from rag.settings import Settings
-from rag.text import STOP_WORDS, lexical_sequence, lexical_terms, stem_terms
+from rag.text import STOP_WORDS, checked_query, lexical_sequence, lexical_terms, stem_terms
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -83,6 +83,7 @@ class FakeRetriever:
         self.queries: list[str] = []
 
     def search(self, query, k=None, mode="hybrid", floor=True, pool=None, venue=None, year=None):
+        query = checked_query(query, "query")  # as the real retriever: an empty or huge query is refused
         self.queries.append(query)
         q = self.embedder.embed_query(query)
         hits = []

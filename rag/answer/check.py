@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.errors import CitelineError
+from rag.errors import CitelineError, warn
 from rag.retrieval.relevance import coverage, paper_terms
 from rag.text import (
+    MAX_QUERY_CHARS,
     RESEARCH_FILLER,
     STOP_WORDS,
     acronym_singular,
@@ -105,20 +106,33 @@ def _masked(text: str, kind: str) -> str:
     def blank(match: re.Match[str]) -> str:
         return re.sub(r"[^\n]", " ", match.group(0))
 
+    def break_(match: re.Match[str]) -> str:
+        """Structure between sentences (a list item, a heading): a paragraph break of the same
+        length, so that it ends the sentence before it instead of running into the next one."""
+        width = len(match.group(0))
+        return "\n\n" + " " * (width - 2) if width >= 2 else " " * width
+
     if kind == "tex":
         text = re.sub(r"(?<!\\)%[^\n]*", blank, text)
-        # Structure, not prose: environments, headings, labels (a heading would run into its paragraph).
+        # Not read: commented-out blocks and verbatim text.
         text = re.sub(
-            r"\\(?:begin|end|label|(?:sub)*section|chapter|paragraph|caption)\*?(?:\[[^\]]*\])?\{[^{}]*\}"
-            r"|\\(?:maketitle|item)\b",
+            r"\\iffalse\b[\s\S]*?\\fi\b|\\begin\{(comment|verbatim\*?|lstlisting|minted)\}[\s\S]*?\\end\{\1\}",
             blank,
+            text,
+        )
+        # Structure, not prose: environments, headings, labels, list items.
+        text = re.sub(
+            r"\\(?:begin|end|label|(?:sub)*section|chapter|paragraph|caption)\*?(?:\[[^\]]*\])?"
+            r"\{(?!thebibliography\})[^{}]*\}|\\(?:maketitle|item)\b",
+            break_,
             text,
         )
         begin = text.find("\\begin{document}")
         if begin >= 0:
             text = blank(re.match(r"[\s\S]*", text[:begin])) + text[begin:]  # type: ignore[arg-type]
     elif kind == "md":
-        text = re.sub(r"```[\s\S]*?```", blank, text)
+        # Code (fenced with ``` or ~~~, or inline) and HTML comments are not prose.
+        text = re.sub(r"```[\s\S]*?```|~~~[\s\S]*?~~~|<!--[\s\S]*?-->|`[^`\n]+`", blank, text)
     return text
 
 
@@ -277,30 +291,37 @@ _REF_HEADING = re.compile(
     r"^[ \t]*(?:#{1,6}[ \t]*|\\section\*?\{|\*\*)?(?:references|bibliography|works cited)\b[^\n]*$",
     re.I | re.M,
 )
+_NEXT_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+\S|\\(?:sub)*section\*?\{|\\appendix\b)", re.M)
 _REF_ENTRY = re.compile(r"^[ \t]*(?:\[(\d{1,4})\]|(\d{1,4})[.)])[ \t]+", re.M)
 _BIBITEM = re.compile(r"\\bibitem(?:\[[^\]]*\])?\{([^}]+)\}")
 
 
-def reference_list(text: str, kind: str) -> tuple[int, dict[str, Reference]]:
-    """Where the draft's own reference list starts (len(text) if none) and its entries: numbered
-    lines after a References heading, or ``\\bibitem``s of a ``thebibliography``."""
+def reference_list(text: str, kind: str) -> tuple[tuple[int, int], dict[str, Reference]]:
+    """Where the draft's own reference list is ((start, end); (len, len) if none) and its entries:
+    numbered lines after a References heading, up to the next heading (an appendix may follow),
+    or the ``\\bibitem``s of a ``thebibliography``."""
     refs: dict[str, Reference] = {}
+    none = (len(text), len(text))
     if kind == "tex" and (start := text.find("\\begin{thebibliography}")) >= 0:
-        items = list(_BIBITEM.finditer(text, start))
+        close = text.find("\\end{thebibliography}", start)
+        end = close + len("\\end{thebibliography}") if close >= 0 else len(text)
+        items = list(_BIBITEM.finditer(text, start, end))
         for n, item in enumerate(items):
-            end = items[n + 1].start() if n + 1 < len(items) else len(text)
-            refs[item.group(1).strip()] = _free_reference(item.group(1).strip(), text[item.end() : end])
-        return start, refs
+            stop = items[n + 1].start() if n + 1 < len(items) else (close if close >= 0 else end)
+            refs[item.group(1).strip()] = _free_reference(item.group(1).strip(), text[item.end() : stop])
+        return (start, end), refs
     headings = list(_REF_HEADING.finditer(text))
     if not headings:
-        return len(text), refs
+        return none, refs
     start = headings[-1].start()
-    entries = list(_REF_ENTRY.finditer(text, headings[-1].end()))
+    after = _NEXT_HEADING.search(text, headings[-1].end())
+    end = after.start() if after else len(text)
+    entries = list(_REF_ENTRY.finditer(text, headings[-1].end(), end))
     for n, entry in enumerate(entries):
-        end = entries[n + 1].start() if n + 1 < len(entries) else len(text)
+        stop = entries[n + 1].start() if n + 1 < len(entries) else end
         number = entry.group(1) or entry.group(2)
-        refs[number] = _free_reference(number, text[entry.end() : end])
-    return (start, refs) if refs else (len(text), {})
+        refs[number] = _free_reference(number, text[entry.end() : stop])
+    return ((start, end), refs) if refs else (none, {})
 
 
 def _free_reference(key: str, entry: str) -> Reference:
@@ -335,6 +356,12 @@ _GROUP = re.compile(r"\[([^\[\]\n]{1,200})\]|\(([^()\n]{1,200})\)")
 _NARRATIVE = re.compile(
     rf"\b({_SURNAME}(?:\s+(?:and|&)\s+{_SURNAME}|\s+et\s+al\.?)?)\s+\(((?:19|20)\d{{2}})[a-z]?\)"
 )
+# A locator inside a citation's brackets ("p. 3", "Sec. 2", "Appendix B", "§4"): never a key.
+_LOCATOR = re.compile(
+    r"(?:see\s+)?(?:(?:p|pp|pg|sec|secs|section|fig|figs|figure|tab|table|eq|eqs|ch|chap|chapter|app|"
+    r"appendix|thm|theorem|lemma|def|alg|algorithm|line|l)(?:\.\s*|\s+)|§\s*)~?[\w\-–.]{1,12}",
+    re.I,
+)
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][\w\-]{1,40}")
 
 
@@ -350,9 +377,16 @@ class Cite:
     reference: Reference | None = None
 
 
-def find_citations(text: str, is_id: Callable[[str], bool], numbered: dict[str, Reference]) -> list[Cite]:
+def find_citations(
+    text: str,
+    is_id: Callable[[str], bool],
+    numbered: dict[str, Reference],
+    orphans: list[tuple[int, str]] | None = None,
+) -> list[Cite]:
     """Every citation in ``text`` in order (spans into ``text``); bracket groups that are not
-    citations ("in [0, 1]", "(see above)") are left alone."""
+    citations ("in [0, 1]", "(see above)") are left alone. Numbered groups ("[3]", "[2, 5]") in a
+    draft with no reference list go to ``orphans`` as (offset, group), to be reported: they look
+    like citations, but nothing says what they cite."""
     found: list[Cite] = []
     taken: list[tuple[int, int]] = []
     for m in _CITE_COMMAND.finditer(text):
@@ -376,11 +410,15 @@ def find_citations(text: str, is_id: Callable[[str], bool], numbered: dict[str, 
         ]
         if not cites and m.group(1) is not None:
             tokens = [t.strip() for t in re.split(r"[,;]", body) if t.strip()]
+            if len(kept := [t for t in tokens if not _LOCATOR.fullmatch(t)]) < len(tokens) and kept:
+                tokens = kept  # "[000-02, p. 3]", "[3, Sec. 2]": the page or section is not a key
             numbers = [n for t in tokens for n in _numbers(t)]
             if tokens and all(_ID_TOKEN.fullmatch(t) for t in tokens) and any(is_id(t) for t in tokens):
                 cites = [Cite(t, "id", m.start(), m.end()) for t in tokens]
             elif numbered and numbers and all(n is not None for n in numbers):
                 cites = [Cite(str(n), "numbered", m.start(), m.end()) for n in numbers]
+            elif orphans is not None and numbers and all(n is not None and n > 0 for n in numbers):
+                orphans.append((m.start(), m.group(0)))
             elif tokens and all(re.fullmatch(r"\d{3}-\d{2,4}", t) for t in tokens):
                 cites = [Cite(t, "id", m.start(), m.end()) for t in tokens]  # citeline's shape, unknown id
         if cites:
@@ -853,19 +891,48 @@ def _paper_ref(paper: Paper, extra: dict[str, Any] | None = None) -> dict[str, A
     }
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\\(\[])|\n[ \t]*\n")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\\(\[])")
+# A citation written after the full stop ("… per sample.[3] Next …", "… sample. [3] Next …")
+# belongs to the sentence it follows.
+_CITED_END = re.compile(
+    r"(?<=[.!?])((?:\s?~?\\[Cc]ite[a-zA-Z]*\*?(?:\[[^\]]*\]){0,2}\{[^}]*\}|\s?\[[^\[\]\n]{1,200}\])+)"
+    r"\s+(?=[A-Z0-9\\(\[])"
+)
+# Where a block ends, whatever the punctuation: a blank line (also with CRLF line ends), a line
+# break before a list item, heading or table row, and the end of a heading line.
+_BLOCK_BREAK = re.compile(
+    r"\r?\n[ \t]*\r?\n|\r?\n(?=[ \t]*(?:[-*+•][ \t]|\d{1,3}[.)][ \t]|#{1,6}[ \t]|\|))"
+    r"|^[ \t]*#{1,6}[ \t][^\r\n]*(\r?\n)",
+    re.M,
+)
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|et al|vs|Fig|Eq|cf|resp|Sec|Tab|No)\.)$")
 
 
+def _breaks(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """(end of a sentence, start of the next) for every sentence boundary in ``text[start:end]``."""
+    cited = [(m.start(), m.end(1), m.end()) for m in _CITED_END.finditer(text, start, end)]
+    after_cite = {at for at, _, _ in cited}
+    found = [(stop, nxt) for _, stop, nxt in cited]
+    for m in _SENTENCE_END.finditer(text, start, end):
+        if m.start() in after_cite or _ABBREVIATION.search(text[max(start, m.start() - 8) : m.start()]):
+            continue
+        found.append((m.start(), m.end()))
+    for m in _BLOCK_BREAK.finditer(text, start, end):
+        found.append(m.span(1) if m.group(1) is not None else m.span())
+    return sorted(found)
+
+
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of ``text[start:end]``, abbreviations kept inside."""
+    """(start, end) of each sentence of ``text[start:end]``, abbreviations kept inside; list
+    items, headings and table rows are sentences of their own."""
     end = len(text) if end is None else end
     spans, begin = [], start
-    for m in _SENTENCE_END.finditer(text, start, end):
-        if _ABBREVIATION.search(text[max(begin, m.start() - 8) : m.start()]):
+    for stop, nxt in _breaks(text, start, end):
+        if stop < begin:  # inside a boundary already taken (a blank line after a full stop)
+            begin = max(begin, nxt)
             continue
-        spans.append((begin, m.start()))
-        begin = m.end()
+        spans.append((begin, stop))
+        begin = nxt
     spans.append((begin, end))
     out = []
     for a, b in spans:
@@ -893,6 +960,14 @@ def claim_text(sentence: str, cites: list[Cite], offset: int) -> str:
     text = re.sub(r"^\s*(?:#+|[-*•]|\d+[.)])\s+", "", text)
     text = plain_text(text).replace("~", " ")
     return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split()))
+
+
+def _query(text: str) -> str:
+    """A claim as a search query: a run-on "sentence" (a list without full stops, a pasted
+    table) is searched by its first :data:`MAX_QUERY_CHARS` characters, not refused."""
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    return text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
 
 
 class Checker:
@@ -928,8 +1003,24 @@ class Checker:
     ) -> CheckReport:
         """Every cited claim of ``text`` with its verdict; a draft with no citation is an error."""
         masked = _masked(text, kind)
-        refs_start, numbered = reference_list(masked, kind)
-        cites = [c for c in find_citations(masked[:refs_start], self._is_id, numbered)]
+        (refs_start, refs_end), numbered = reference_list(masked, kind)
+        # The reference list is not prose; what follows it (an appendix) is.
+        masked = masked[:refs_start] + re.sub(r"[^\n]", " ", masked[refs_start:refs_end]) + masked[refs_end:]
+        orphans: list[tuple[int, str]] = []
+        cites = find_citations(masked, self._is_id, numbered, orphans)
+        if orphans:
+            lines = [text.count("\n", 0, at) + 1 for at, _ in orphans[:3]]
+            listed = ", ".join(f"{group} (line {n})" for (_, group), n in zip(orphans, lines, strict=False))
+            more = f" and {len(orphans) - 3} more" if len(orphans) > 3 else ""
+            if not cites:
+                raise CitelineError(
+                    f"{source}: numbered citations such as {listed}{more}, but no reference list to "
+                    "resolve them (a References heading followed by numbered entries)"
+                )
+            warn(
+                f"{source}: {listed}{more} look like numbered citations, but the draft has no "
+                "reference list; not checked"
+            )
         if not cites:
             raise CitelineError(
                 f"{source}: no citations found (\\cite{{key}}, [3], (Author, 2024) or [paper-id])"
@@ -939,7 +1030,7 @@ class Checker:
         newlines = [i for i, ch in enumerate(text) if ch == "\n"]
         claims = []
         starts = [c.start for c in cites]  # in the order found, which is the text's
-        for a, b in sentence_spans(masked, 0, refs_start):
+        for a, b in sentence_spans(masked):
             inside = cites[bisect.bisect_left(starts, a) : bisect.bisect_left(starts, b)]
             if not inside:
                 continue
@@ -958,7 +1049,7 @@ class Checker:
             if len(self._searches) >= SEARCH_CACHE:
                 self._searches.pop(next(iter(self._searches)))  # oldest first: memory stays bounded
             weights = self.retriever.term_weights(lexical_terms(text))
-            self._searches[key] = (weights, self.retriever.search(text, k=k, floor=False))
+            self._searches[key] = (weights, self.retriever.search(_query(text), k=k, floor=False))
         return self._searches[key]
 
     def _second_opinion(self, claim: Claim, best: Judgement) -> None:
@@ -1007,7 +1098,7 @@ class Checker:
         for cite in claim.cites:
             if not cite.papers:
                 query = cite.reference.query() if cite.reference else claim.text
-                hits = self.retriever.search(query or claim.text, k=SUGGESTIONS, floor=False)
+                hits = self.retriever.search(_query(query or claim.text), k=SUGGESTIONS, floor=False)
                 claim.candidates[cite.key] = [_paper_ref(h.paper) for h in hits]
         papers = [p for p in (self._paper(pid) for pid in cited) if p is not None]
         if not papers:
@@ -1032,6 +1123,10 @@ class Checker:
         claim.evidence = _paper_ref(
             best.paper, {"sentence": best.evidence, "coverage": round(best.coverage, 3)}
         )
+        if claim.verdict == SUPPORTED and claim.unresolved:
+            # Supported by the papers found, but a citation names none: the summary, the JSON and
+            # the exit status (1) must all say so, not "supported" (each key's line names it).
+            claim.verdict = UNRESOLVED
         if claim.verdict != SUPPORTED:
             claim.suggestions = [
                 _paper_ref(o.paper, {"sentence": o.evidence, "coverage": round(o.coverage, 3)})

@@ -425,3 +425,76 @@ def test_citelines_own_bib_entry_resolves_by_its_id_only_in_the_list_it_came_fro
     claim = "InkMark survives cropping and JPEG compression \\cite{inkmark2024}."
     (checked,) = _check(claim, "tex", bib).claims
     assert checked.to_dict()["papers"] == resolved
+
+
+# --- the draft's structure (found by a hostile-user session) -----------------------------------
+
+GOOD_P1 = "InkMark watermarks diffusion models robustly against cropping and JPEG compression"
+GOOD_P2 = "Removing 40% of the pretraining tokens by perplexity ranking matches full-corpus accuracy"
+
+
+def test_claims_after_a_markdown_reference_list_are_checked_too():
+    report = _check(
+        f"{GOOD_P1} [1].\n\n## References\n\n[1] Moreau and Chen. InkMark: Robust Watermarks for "
+        f"Diffusion Models. 2024.\n\n## Appendix A\n\n{GOOD_P1} [P2].\n"
+    )
+    assert [c.verdict for c in report.claims] == [SUPPORTED, NOT_SUPPORTED]
+    assert report.claims[1].line == 9 and report.failed
+
+
+def test_list_items_headings_and_crlf_paragraphs_are_claims_of_their_own():
+    items = _check(f"# Related work\n- {GOOD_P1} [P1]\n- {GOOD_P2} [P2]\n")
+    assert [(c.line, [k.key for k in c.cites], c.verdict) for c in items.claims] == [
+        (2, ["P1"], SUPPORTED),
+        (3, ["P2"], SUPPORTED),
+    ]
+    assert items.claims[0].text.startswith("InkMark")  # the heading is not part of it
+    crlf = _check(f"Intro without a full stop\r\n\r\n{GOOD_P1} [P1].\r\n")
+    assert [(c.line, c.text[:7]) for c in crlf.claims] == [(3, "InkMark")]
+    p2 = GOOD_P2.replace("%", "\\%")
+    tex = _check(f"\\begin{{itemize}}\n\\item {GOOD_P1}~\\cite{{P1}}\n\\item {p2}~\\cite{{P2}}\n", "tex")
+    assert [[k.key for k in c.cites] for c in tex.claims] == [["P1"], ["P2"]]
+
+
+def test_a_citation_after_the_full_stop_belongs_to_the_sentence_before_it():
+    report = _check(f"{GOOD_P1}.[P2] {GOOD_P2}. [P1] Unrelated closing words.")
+    assert [([k.key for k in c.cites], c.verdict) for c in report.claims] == [
+        (["P2"], NOT_SUPPORTED),
+        (["P1"], NOT_SUPPORTED),
+    ]
+
+
+def test_code_comments_and_verbatim_text_are_not_claims():
+    md = _check(f"<!-- {GOOD_P2} [P1]. -->\n~~~\n{GOOD_P2} [P1].\n~~~\nInline `x [P1]` here. {GOOD_P1} [P1].\n")
+    assert [c.verdict for c in md.claims] == [SUPPORTED]
+    tex = _check(
+        f"\\iffalse {GOOD_P2}~\\cite{{P1}}. \\fi\n\\begin{{comment}}\n{GOOD_P2}~\\cite{{P1}}.\n"
+        f"\\end{{comment}}\n{GOOD_P1}~\\cite{{P1}}.\n",
+        "tex",
+    )
+    assert [c.verdict for c in tex.claims] == [SUPPORTED]
+
+
+def test_a_page_locator_in_the_brackets_is_not_a_key():
+    (claim,) = _check(f"{GOOD_P1} [P1, p. 3].").claims
+    assert [k.key for k in claim.cites] == ["P1"] and claim.verdict == SUPPORTED
+
+
+def test_numbered_citations_without_a_reference_list_are_reported_not_dropped():
+    with pytest.raises(CitelineError, match=r"numbered citations such as \[3\] \(line 1\), but no reference"):
+        _check(f"{GOOD_P1} [3].")
+    with pytest.warns(UserWarning, match=r"\[3\] \(line 2\) look like numbered citations"):
+        report = _check(f"{GOOD_P1} [P1].\n{GOOD_P2} [3]. Values lie in [0, 1] here.")
+    assert [c.verdict for c in report.claims] == [SUPPORTED]
+
+
+def test_a_supported_claim_with_a_key_that_names_no_paper_is_unresolved_as_its_exit_status_says():
+    (claim,) = (report := _check(f"{GOOD_P1} [P1, 999-99].")).claims
+    assert claim.verdict == UNRESOLVED and claim.unresolved == ["999-99"] and claim.evidence["id"] == "P1"
+    assert report.failed and report.counts()[UNRESOLVED] == 1
+
+
+def test_a_run_on_sentence_longer_than_a_query_is_checked_not_refused():
+    long = " ".join(["another method watermarks diffusion models against cropping and"] * 60)
+    (claim,) = _check(f"{long} JPEG compression [P1].").claims
+    assert len(claim.text) > 2000 and claim.verdict in (SUPPORTED, PARTLY)
