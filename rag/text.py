@@ -174,6 +174,14 @@ def _grouped(part: str) -> str:
 # C0 controls but tab and newline, DEL, C1 controls (0x9b is a one-byte CSI), and the invisible
 # bidirectional marks and overrides (U+202E shows what follows reversed).
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# A whole escape sequence, not only its ESC: "[31mRED[0m" or "]0;PWNED" left behind is noise in
+# an abstract shown as text. CSI (ESC [ or 0x9b … final byte), OSC/DCS/APC/PM strings (ESC ] …
+# BEL or ESC \\), and the two-byte ESC sequences.
+_ESCAPE_SEQUENCE = re.compile(
+    "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]"
+    "|(?:\x1b[\\]P^_X]|[\x90\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)?"
+    "|\x1b[ -/]*[0-~]"
+)
 # What makes Markdown act: escapes, code, emphasis, links and images, HTML, strikethrough. An
 # underscore inside a word (a file name) does nothing and stays as it is, readable in the raw file.
 _MARKDOWN = re.compile(r"([\\`*\[\]<>!~]|(?<!\w)_|_(?!\w))")
@@ -185,7 +193,7 @@ def printable(text: str) -> str:
     Corpus text is data. An ESC sequence in an abstract would otherwise clear the screen or set the
     window title when shown; ``--json`` keeps the original text.
     """
-    return _CONTROLS.sub("", text)
+    return _CONTROLS.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 
 def markdown_literal(text: str) -> str:

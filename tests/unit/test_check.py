@@ -465,7 +465,9 @@ def test_a_citation_after_the_full_stop_belongs_to_the_sentence_before_it():
 
 
 def test_code_comments_and_verbatim_text_are_not_claims():
-    md = _check(f"<!-- {GOOD_P2} [P1]. -->\n~~~\n{GOOD_P2} [P1].\n~~~\nInline `x [P1]` here. {GOOD_P1} [P1].\n")
+    md = _check(
+        f"<!-- {GOOD_P2} [P1]. -->\n~~~\n{GOOD_P2} [P1].\n~~~\nInline `x [P1]` here. {GOOD_P1} [P1].\n"
+    )
     assert [c.verdict for c in md.claims] == [SUPPORTED]
     tex = _check(
         f"\\iffalse {GOOD_P2}~\\cite{{P1}}. \\fi\n\\begin{{comment}}\n{GOOD_P2}~\\cite{{P1}}.\n"

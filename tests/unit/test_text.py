@@ -105,10 +105,12 @@ def test_unwritten_variants_are_names_whose_sibling_alone_the_paper_writes():
         assert unwritten_variants(f"How does it do on {name}?", text) == unwritten, name
 
 
-def test_printable_removes_every_control_and_bidi_character_but_keeps_text_and_newlines():
+def test_printable_removes_every_control_sequence_and_bidi_character_but_keeps_text_and_newlines():
     from rag.text import printable
 
-    assert printable("a\x1b[2J\x1b]0;t\x07b\u202ec\u2066d\x00e\x9b1mf\x7f\tg\nh") == "a[2J]0;tbcde1mf\tg\nh"
+    # Whole sequences go (CSI, OSC to BEL or ST, one-byte CSI, two-byte ESC), not only their ESC.
+    assert printable("a\x1b[2J\x1b]0;t\x07b\u202ec\u2066d\x00e\x9b1mf\x7f\tg\nh") == "abcdef\tg\nh"
+    assert printable("Evil\x1b]0;PWNED\x1b\\ Title \x1b[31mRED\x1b[0m \x1bc!") == "Evil Title RED !"
 
 
 def test_markdown_literal_shows_links_emphasis_and_html_as_text():
