@@ -136,19 +136,25 @@ class Summarizer:
         return themes
 
     @staticmethod
-    def listing_lead(topic: str, notes: list[PaperNote], themes: list[Theme]) -> str:
-        """The lead without an LLM, and the fallback when the model's lead cites nothing."""
-        parts = [f"{t.name} ({', '.join(f'[{n.key}]' for n in t.notes)})" for t in themes]
+    def listing_lead(topic: str, notes: list[PaperNote], themes: list[Theme], likely: int = 0) -> str:
+        """The lead without an LLM, and the fallback when the model's lead cites nothing. When the
+        summary covers the best ``len(notes)`` of ``likely`` papers, it says so: the number it
+        opens with is read as the topic's size."""
+        parts = "; ".join(f"{t.name} ({', '.join(f'[{n.key}]' for n in t.notes)})" for t in themes)
+        if likely > len(notes):
+            best = "The best-matching" if len(notes) == 1 else f"The {len(notes)} best-matching"
+            grouped = "is on" if len(notes) == 1 else f"fall into {len(themes)} theme(s):"
+            return f"{best} of the {likely} papers likely on {topic} {grouped} {parts}."
         if len(notes) == 1:
-            return f"One paper is on {topic}: " + "; ".join(parts) + "."
-        return f"{len(notes)} papers on {topic} fall into {len(themes)} theme(s): " + "; ".join(parts) + "."
+            return f"One paper is on {topic}: {parts}."
+        return f"{len(notes)} papers on {topic} fall into {len(themes)} theme(s): {parts}."
 
-    def lead(self, topic: str, notes: list[PaperNote], themes: list[Theme]) -> str:
+    def lead(self, topic: str, notes: list[PaperNote], themes: list[Theme], likely: int = 0) -> str:
         """The opening paragraph: reduced from the notes, in two levels when they do not fit."""
         if not notes:
             return ""
         if self.llm.model is None:
-            return self.listing_lead(topic, notes, themes)
+            return self.listing_lead(topic, notes, themes, likely)
         reserve = count_tokens(prompt_text("summary_lead")) + count_tokens(topic) + 16
         listing = "\n".join(f"[{n.key}] {n.note}" for n in notes)
         if count_tokens(listing) > self._budget - reserve:
@@ -188,11 +194,11 @@ class Summarizer:
         timings["condense"] = time.perf_counter() - started - timings["select"]
         themes = self.themes(topic, notes)
         self.progress("writing", 0, 1)
-        checked = check_citations(self.lead(topic, notes, themes), keyed)
+        checked = check_citations(self.lead(topic, notes, themes, likely), keyed)
         invalid = checked.invalid
         if notes and not fully_cited(checked.text, keyed):
             # A lead with an uncited statement cannot be traced; the listing lead always can.
-            checked = check_citations(self.listing_lead(topic, notes, themes), keyed)
+            checked = check_citations(self.listing_lead(topic, notes, themes, likely), keyed)
         timings["total"] = time.perf_counter() - started
         return Summary(
             topic, checked.text, themes, self.llm.name, invalid, timings, others, selection.total - likely

@@ -325,7 +325,9 @@ def ingest(paths: list[Path], settings: Settings, progress: IngestEvents = _noop
         lock.release()
     report.seconds = time.perf_counter() - started
     if report.papers_ingested == 0 and report.removed == 0:
+        more = len(report.problems) - 3
         detail = "; ".join(str(p) for p in report.problems[:3]) or "the files hold no papers"
+        detail += f"; and {more} more" if more > 0 else ""
         raise BadInput(f"nothing could be ingested: {detail}")
     return report
 

@@ -22,6 +22,10 @@ _HEADINGS = {
 }
 
 
+def _claims(n: int) -> str:
+    return f"{n} cited claim{'' if n == 1 else 's'}"
+
+
 def _where(ref: dict) -> str:
     return f"{ref['source']}:{ref['line']}"
 
@@ -37,7 +41,7 @@ def terminal(report: CheckReport) -> None:
         for claim in claims:
             _claim(claim)
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-    console.print(f"\n{len(report.claims)} cited claims in {shown(report.source, latex=False)}: {summary}")
+    console.print(f"\n{_claims(len(report.claims))} in {shown(report.source, latex=False)}: {summary}")
 
 
 def _claim(claim: Claim) -> None:
@@ -81,7 +85,7 @@ def markdown(report: CheckReport, text: str) -> str:
     summary = ", ".join(f"{count} {verdict}" for verdict, count in report.counts().items() if count)
     return (
         "".join(pieces).rstrip("\n")
-        + f"\n\n---\n\n{len(report.claims)} cited claims: {summary}\n\n"
+        + f"\n\n---\n\n{_claims(len(report.claims))}: {summary}\n\n"
         + ("\n".join(notes) + "\n")
     )
 

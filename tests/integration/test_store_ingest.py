@@ -123,6 +123,13 @@ def test_a_file_of_only_bad_entries_fails_and_a_mixed_file_ingests_the_good_ones
     bad.write_text('{"id": "x"}\n{oops\n')
     with pytest.raises(CitelineError, match="nothing could be ingested"):
         ingest([bad], store_settings)
+    empties = [tmp_path / f"empty{n}.jsonl" for n in range(5)]
+    for empty in empties:
+        empty.write_text("")
+    with pytest.raises(
+        CitelineError, match=r"nothing could be ingested: (empty\d\.jsonl: [^;]*; ){3}and 2 more$"
+    ):
+        ingest(empties, store_settings)  # five problems: three named, then how many more
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text('{"id": "g1", "title": "Good", "abstract": "A good abstract about graphs."}\n{oops\n')
     report = ingest([mixed], store_settings)

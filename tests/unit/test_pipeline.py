@@ -188,11 +188,14 @@ def test_a_summary_covers_only_papers_likely_on_the_topic_and_names_the_others_a
     text = summary.to_markdown()
     assert "## 1 more paper on this topic (not covered above)" in text
     assert "## 2 more that share some of its vocabulary" in text and "_3 of 4 papers" in text
+    # The lead's number is the covered share of the topic, not the topic's size.
+    assert summary.lead.startswith("The 3 best-matching of the 4 papers likely on watermarking fall into")
     covered = {n.paper.id for n in summary.papers}
     summarizer = Summarizer(Settings(llm="none"), retriever, LLMHandle("none", None, "none"))
     wide = summarizer.summarize("watermarking")
     assert {n.paper.id for n in wide.papers} >= covered and len(wide.papers) == 4  # never the last two
     assert wide.to_dict()["likely"] == 4 and "papers on this topic (not covered" not in wide.to_markdown()
+    assert wide.lead.startswith("4 papers on watermarking fall into")
 
 
 def test_over_long_or_empty_questions_and_topics_are_one_clear_error_before_any_model_call():
