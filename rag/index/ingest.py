@@ -253,9 +253,16 @@ def _ingest_files(
         except SourceError as exc:
             report.problems.append(Problem(key, exc.line, exc.message))
             continue
-        if not parsed.papers and not parsed.problems:
-            report.problems.append(Problem(key, None, "holds no papers", skipped=False))
         owned = run.owned(key, file)
+        if not parsed.papers:
+            if owned:
+                # An emptied or wholly unreadable list is taken for a damaged one (a download cut
+                # short, a bad export), not as "delete every paper": its papers stay.
+                kept = f"holds no papers; its {len(owned)} indexed papers are kept"
+                report.problems.append(Problem(key, None, kept, skipped=False))
+                continue
+            if not parsed.problems:
+                report.problems.append(Problem(key, None, "holds no papers", skipped=False))
         seen = _sync_file(parsed, owned, run, settings, writer, progress)
         gone = owned - seen
         for paper_id in gone:

@@ -1,5 +1,6 @@
 """Ingest against real Chroma, embedded and server: idempotence, change detection, crash safety."""
 
+import json
 import threading
 
 import pytest
@@ -135,3 +136,20 @@ def test_a_file_of_only_bad_entries_fails_and_a_mixed_file_ingests_the_good_ones
     report = ingest([mixed], store_settings)
     assert report.added == 1 and report.skipped == 1
     assert str(report.problems[0]).startswith("mixed.jsonl:2:")
+
+
+def test_a_list_emptied_or_wholly_unreadable_keeps_its_indexed_papers(store_settings, tmp_path):
+    path = tmp_path / "list.jsonl"
+    records = [{"id": f"e{n}", "title": f"Paper {n}", "abstract": f"An abstract about graphs, number {n}."}
+               for n in range(2)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert ingest([path], store_settings).added == 2
+    for damaged in ("", "{oops\n{also bad\n"):  # a download cut to nothing; a bad export
+        path.write_text(damaged)
+        with pytest.raises(CitelineError, match=r"nothing could be ingested: list\.jsonl") as failed:
+            ingest([path], store_settings)
+        kept = "list.jsonl: holds no papers; its 2 indexed papers are kept"
+        assert damaged or str(failed.value).endswith(kept)
+        assert {p.id for p in _store(store_settings).papers()} == {"e0", "e1"}
+    path.write_text(json.dumps(records[0]) + "\n")  # a list that still holds papers is mirrored
+    assert ingest([path], store_settings).removed == 1
