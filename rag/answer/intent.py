@@ -202,7 +202,10 @@ def classify(question: str) -> Intent:
     bare = _ASK.sub("", _TAIL.sub("", rest))
     for pattern in (_PUBLISHED, _WORK_ON, _NOUN_PAPERS):
         if (match := pattern.match(bare)) and not (pattern is _NOUN_PAPERS and _QUESTION_START.match(bare)):
-            return Intent("listing", clean_topic(_VERB.sub("", match.group("topic"))), venue, year)
+            topic = clean_topic(_VERB.sub("", match.group("topic")))
+            if _LEADING.fullmatch(topic + " "):  # "recent papers", "the latest work": no subject
+                return Intent("factoid")
+            return Intent("listing", topic, venue, year)
     if (venue or year) and rest and "?" not in rest and not _QUESTION_START.match(rest):
         return Intent("listing", clean_topic(rest), venue, year)  # "GNNs at ICLR 2020"
     return Intent("factoid")

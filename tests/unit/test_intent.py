@@ -98,6 +98,8 @@ def test_a_factoid_that_names_a_venue_stays_a_factoid(question):
         "What evaluation metrics do the papers use?",
         "What percentage of papers use PyTorch?",
         "What kind of papers are in the collection?",
+        "recent papers",  # framing words alone are no subject either
+        "the latest work",
     ],
 )
 def test_methods_of_one_thing_and_a_listing_without_a_subject_are_not_listings(question):
