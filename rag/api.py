@@ -178,8 +178,10 @@ class Library:
         if bib is not None:
             try:
                 bib_text = Path(bib).read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise BadInput(f"cannot read {bib}: {getattr(exc, 'strerror', None) or exc}") from None
+            except UnicodeDecodeError as exc:
+                raise BadInput(f"{bib} is not UTF-8 text (byte {exc.start})") from None
+            except OSError as exc:
+                raise BadInput(f"cannot read {bib}: {exc.strerror or exc}") from None
         return self.check_text(text, kind, bib_text, source="stdin" if draft == "-" else draft, bib_name=bib)
 
     def check_text(

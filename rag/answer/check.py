@@ -162,7 +162,8 @@ def parse_bib(text: str, name: str = "refs.bib") -> dict[str, Reference]:
     """Entries of a .bib (key → :class:`Reference`); anything malformed is a one-line error.
 
     Small and strict on purpose: field values in braces (nested), quotes or bare numbers/macros;
-    ``@string`` macros are expanded, ``@comment`` and ``@preamble`` skipped.
+    ``@string`` macros are expanded, ``@comment``, ``@preamble`` and ``%`` comment lines between
+    entries skipped.
     """
     entries: dict[str, Reference] = {}
     macros: dict[str, str] = {}
@@ -172,6 +173,10 @@ def parse_bib(text: str, name: str = "refs.bib") -> dict[str, Reference]:
         return CitelineError(f"{name}: line {text.count(chr(10), 0, at) + 1}: {what}")
 
     while (at := text.find("@", pos)) >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        if text[line_start:at].lstrip().startswith("%"):  # a comment line between entries (biber, JabRef)
+            pos = text.find("\n", at) + 1 or len(text)
+            continue
         head = re.compile(r"@\s*([A-Za-z]+)\s*([{(])").match(text, at)
         if not head:
             raise fail(at, "expected @type{ after @")

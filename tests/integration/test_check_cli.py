@@ -51,9 +51,12 @@ def test_check_bad_input_is_one_error_line_and_exit_2(seed_settings, tmp_path):
     bib.write_text("@article{a, title = {unclosed}\n", encoding="utf-8")
     draft = tmp_path / "d.tex"
     draft.write_text("A claim \\cite{a}.\n", encoding="utf-8")
+    latin1 = tmp_path / "latin1.bib"
+    latin1.write_bytes("@article{a, title = {Étude}}\n".encode("latin-1"))
     cases = [
         (["check", str(tmp_path / "missing.md")], "cannot read"),
         (["check", str(draft), "--bib", str(bib)], "refs.bib: line"),
+        (["check", str(draft), "--bib", str(latin1)], "latin1.bib is not UTF-8 text (byte 21)"),
         (["check", "-"], "no citations found"),
     ]
     stdin = "No citation in this text.\n"

@@ -147,6 +147,13 @@ def test_a_bib_that_does_not_parse_is_a_one_line_error_naming_where(bib, where):
         parse_bib(bib)
 
 
+def test_comment_lines_between_bib_entries_are_skipped_even_with_an_at_sign():
+    bib = "% Encoding: UTF-8\n%% Mail: bob@uni.edu\n@article{pe,\n title = {InkMark},\n year = 2024}\n"
+    assert list(parse_bib(bib)) == ["pe"]
+    with pytest.raises(CitelineError, match="line 1: expected @type"):
+        parse_bib("Mail bob@uni.edu\n@article{pe, title = {InkMark}}")  # outside a comment: still strict
+
+
 def test_an_unreadable_or_binary_draft_is_a_one_line_error(tmp_path):
     with pytest.raises(CitelineError, match="cannot read"):
         read_draft(str(tmp_path / "missing.md"))
