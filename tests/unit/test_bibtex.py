@@ -65,7 +65,7 @@ def test_an_entry_escapes_latex_specials_but_not_the_url_and_a_seed_entry_says_w
 def test_control_characters_and_unbalanced_braces_cannot_break_the_file():
     bad = Paper(id="b", abstract="a", label="x", source="s", line=1, title="Evil}\x1b[2J title {", year=2024)
     entry = bibliography([bad])
-    assert "\x1b" not in entry and "title = {Evil[{2J} title }" in entry and entry.startswith("@misc{")
+    assert "\x1b" not in entry and "title = {Evil title }" in entry and entry.startswith("@misc{")
 
 
 def test_a_field_ending_in_a_backslash_does_not_swallow_the_closing_brace_or_the_next_entry(tmp_path):
