@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rag.answer.intent import VENUES
 from rag.errors import CitelineError, warn
 from rag.retrieval.relevance import coverage, paper_terms
 from rag.text import (
@@ -367,6 +368,15 @@ _LOCATOR = re.compile(
     r"appendix|thm|theorem|lemma|def|alg|algorithm|line|l)(?:\.\s*|\s+)|§\s*)~?[\w\-–.]{1,12}",
     re.I,
 )
+# "(ICML 2026)", "(December, 2024)", "in Spring (2024)": a venue or a date, not an author and year
+# (alone: "(May et al., 2020)" and "(March and Simon, 1958)" are authors).
+_NOT_AUTHOR = re.compile(
+    "|".join(VENUES)
+    + r"|NIPS|Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t|tember)?"
+    r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|Spring|Summer|Autumn|Fall|Winter|Since|Until|Version|Release"
+    r"|Workshop|Proceedings|Conference|Journal|Preprint|Submitted|Accessed|Retrieved|Published|Updated",
+    re.I,
+)
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][\w\-]{1,40}")
 
 
@@ -400,7 +410,7 @@ def find_citations(
                 found.append(Cite(key, "cite", m.start(), m.end()))
         taken.append(m.span())
     for m in _NARRATIVE.finditer(text):
-        if not _inside(m.start(), taken):
+        if not _inside(m.start(), taken) and not _NOT_AUTHOR.fullmatch(m.group(1)):
             found.append(
                 Cite(f"{_clean_author(m.group(1))}, {m.group(2)}", "author-year", m.start(), m.end())
             )
@@ -412,6 +422,7 @@ def find_citations(
         cites = [
             Cite(f"{_clean_author(a.group(1))}, {a.group(2)}", "author-year", m.start(), m.end())
             for a in _AUTHOR_YEAR.finditer(body)
+            if not _NOT_AUTHOR.fullmatch(a.group(1))
         ]
         if not cites and m.group(1) is not None:
             tokens = [t.strip() for t in re.split(r"[,;]", body) if t.strip()]

@@ -507,3 +507,12 @@ def test_a_run_on_sentence_longer_than_a_query_is_checked_not_refused():
     long = " ".join(["another method watermarks diffusion models against cropping and"] * 60)
     (claim,) = _check(f"{long} JPEG compression [P1].").claims
     assert len(claim.text) > 2000 and claim.verdict in (SUPPORTED, PARTLY)
+
+
+def test_a_venue_or_a_date_in_parentheses_is_not_an_author_year_citation():
+    with pytest.raises(CitelineError, match="no citations found"):
+        _check("We report results at a venue (ICML 2026). Our runs ended in December (2024) on the cluster.")
+    report = _check("InkMark watermarks diffusion models (Moreau et al., 2024) at a venue (ICML 2026).")
+    (claim,) = report.claims
+    assert [c.key for c in claim.cites] == ["Moreau et al., 2024"]
+    assert "ICML 2026" in claim.text  # kept as words of the claim, not cut out as a citation
