@@ -57,6 +57,7 @@ SUGGESTIONS = 3
 # sentences. Every prompt token costs ~28 ms on 2 cores, so a call is short and their number capped.
 MODEL_CALLS = 4  # ~4 s each on a quiet machine, ~14 s when the cores are shared
 SEARCH_CACHE = 256  # claim searches remembered per draft
+AUTHOR_YEAR_CANDIDATES = 5  # an author-year citation matching more papers than this is unresolved
 MODEL_SENTENCES = 2
 
 SUPPORTED, PARTLY, NOT_SUPPORTED, UNRESOLVED = "supported", "partly supported", "not supported", "unresolved"
@@ -155,8 +156,9 @@ class Reference:
     entry_source: str = ""  # and the file it came from: an id alone may name another list's paper
 
     def query(self) -> str:
-        """What to search the collection for when nothing matches exactly."""
-        return self.title or self.text or self.key
+        """What to search the collection for when nothing matches exactly ("" when the reference
+        says nothing to search by but author and year: the claim is searched instead)."""
+        return self.title or self.text
 
 
 def parse_bib(text: str, name: str = "refs.bib") -> dict[str, Reference]:
@@ -501,7 +503,9 @@ class PaperIndex:
         if ref.authors and ref.year:
             first = re.split(r"\s+and\s+|;|\s+et\s+al", ref.authors)[0]
             found_ids = self.by_author_year.get((_surname(first), ref.year), [])
-            if len(found_ids) == 1:
+            if len(found_ids) <= AUTHOR_YEAR_CANDIDATES:
+                # Several papers of one first author and year ("Wang et al., 2024"): the claim is
+                # judged against each and the one that supports it best is the one it cites.
                 return found_ids
         return []
 

@@ -516,3 +516,18 @@ def test_a_venue_or_a_date_in_parentheses_is_not_an_author_year_citation():
     (claim,) = report.claims
     assert [c.key for c in claim.cites] == ["Moreau et al., 2024"]
     assert "ICML 2026" in claim.text  # kept as words of the claim, not cut out as a citation
+
+
+def test_an_author_year_citation_matching_several_papers_is_judged_against_each():
+    twin = dataclasses.replace(
+        paper("P3", "We benchmark retrieval for question answering.", title="Retrieval Benchmarks"),
+        authors=("Alice Moreau",),
+        year=2024,
+    )
+    retriever = FakeRetriever([*PAPERS, twin])
+    report = Checker(retriever, lambda: [*PAPERS, twin], AnswerSettings()).check(
+        f"{GOOD_P1} (Moreau et al., 2024).", "md"
+    )
+    (claim,) = report.claims
+    assert sorted(claim.cites[0].papers) == ["P1", "P3"]
+    assert claim.verdict == SUPPORTED and claim.evidence["id"] == "P1"
