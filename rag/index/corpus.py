@@ -300,17 +300,39 @@ def _paper_from_record(record: Any, lineno: int, position: int, result: ParsedSo
     if not isinstance(record, dict):
         raise BadInput(f"expected an object with title/abstract, got {type(record).__name__}")
 
+    def warn(message: str) -> None:
+        result.problems.append(Problem(result.key, lineno, message, skipped=False))
+
     def text(name: str) -> str:
-        return _capped(normalize_ws(str(record.get(name) or "")), name, result.key, lineno, result.problems)
+        value = record.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
+            # A list or an object is not text: stored as its Python repr it reached the index,
+            # the terminal and BibTeX ("{'x': 1}").
+            if name == "abstract":
+                raise BadInput(f"abstract is {_kind(value)}, not text")
+            warn(f"{name} is {_kind(value)}, not text; left out")
+            value = None
+        return _capped(normalize_ws(str(value or "")), name, result.key, lineno, result.problems)
 
     abstract = text("abstract")
     if not abstract:
         raise BadInput("missing abstract")
     title = text("title")
-    paper_id = normalize_ws(str(record.get("id") or "")) or f"{source_prefix(result.key)}-{position:04d}"
+    raw_id = record.get("id")
+    if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, str | int)):
+        warn(f"id is {_kind(raw_id)}, not text; numbered by position")
+        raw_id = None
+    paper_id = normalize_ws(str(raw_id or "")) or f"{source_prefix(result.key)}-{position:04d}"
     if len(paper_id) > 200:
         raise BadInput(f"id of {len(paper_id)} characters (at most 200)")
-    authors = _as_authors(record.get("authors"))
+    listed = record.get("authors")
+    if isinstance(listed, list) and not all(isinstance(a, str) for a in listed):
+        warn(f"{sum(not isinstance(a, str) for a in listed)} author entries are not names; left out")
+        listed = [a for a in listed if isinstance(a, str)]
+    authors = _as_authors(listed)
+    year = _as_year(record.get("year"))
+    if year is None and record.get("year") not in (None, ""):
+        warn(f"year {str(record.get('year'))[:20]!r} is not a year; left out")
     total = 0
     for n, author in enumerate(authors):
         total += len(author) + 2
@@ -329,9 +351,15 @@ def _paper_from_record(record: Any, lineno: int, position: int, result: ParsedSo
         title=title,
         authors=authors,
         venue=text("venue"),
-        year=_as_year(record.get("year")),
+        year=year,
         url=text("url"),
     )
+
+
+def _kind(value: Any) -> str:
+    """ "a list", "an object": what a JSON value is, for a message."""
+    kinds = {"list": "a list", "dict": "an object", "bool": "true or false"}
+    return kinds.get(type(value).__name__, "not text")
 
 
 def parse_source(path: Path, key: str | None = None) -> ParsedSource:

@@ -30,3 +30,28 @@ def test_an_author_string_is_split_into_people(tmp_path, authors, expected):
     path = tmp_path / "a.jsonl"
     path.write_text(json.dumps({"id": "p1", "title": "T", "abstract": "A.", "authors": authors}) + "\n")
     assert list(parse_source(path).papers[0].authors) == expected
+
+
+def test_values_of_the_wrong_type_are_left_out_with_a_warning_never_stored_as_python_repr(tmp_path):
+    records = [
+        {"id": "t1", "title": ["list", "title"], "authors": [1, None, {"n": "x"}, "Ann Lee"],
+         "abstract": "An abstract about graphs.", "year": "twenty"},
+        {"id": "t2", "title": "Fine", "abstract": {"x": 1}},
+        {"id": ["a"], "title": "Id list", "abstract": "Another abstract about trees.", "venue": {"v": 1}},
+        {"id": "t4", "title": True, "abstract": "A third abstract.", "year": 2024},
+    ]  # fmt: skip
+    path = tmp_path / "types.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    parsed = parse_source(path)
+    one, three, four = parsed.papers
+    assert (one.title, one.authors, one.year) == ("", ("Ann Lee",), None)
+    assert (three.id, three.venue) == ("types-0003", "") and (four.title, four.year) == ("", 2024)
+    assert [str(p) for p in parsed.problems] == [
+        "types.jsonl:1: title is a list, not text; left out",
+        "types.jsonl:1: 3 author entries are not names; left out",
+        "types.jsonl:1: year 'twenty' is not a year; left out",
+        "types.jsonl:2: abstract is an object, not text",
+        "types.jsonl:3: id is a list, not text; numbered by position",
+        "types.jsonl:3: venue is an object, not text; left out",
+        "types.jsonl:4: title is true or false, not text; left out",
+    ]
