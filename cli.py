@@ -626,6 +626,7 @@ def main() -> None:
     :mod:`rag.ui.query_server`); otherwise it runs here and leaves one behind for the next."""
     signal.signal(signal.SIGINT, _ctrl_c)
     _open_closed_streams()
+    sys.stdout = _Stdout(sys.stdout)  # type: ignore[assignment]
     try:
         from rag.ui import query_server  # the standard library only
 
@@ -643,6 +644,41 @@ def main() -> None:
             _leave(exc.code or 0)
         raise
     _leave(0)
+
+
+# A reader that stops early (``| head``) is no failure of the command: exit as a process killed
+# by SIGPIPE reports it (128 + 13). Click and rich would both exit 1, which ``check`` keeps for
+# "a claim is not supported".
+EXIT_BROKEN_PIPE = 141
+
+
+class _Stdout:
+    """``sys.stdout`` whose writes end the command with :data:`EXIT_BROKEN_PIPE` once its reader
+    is gone (the rest goes to /dev/null), wherever they happen: rich, click, ``--json``."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+    def _gone(self) -> NoReturn:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, self._stream.fileno())
+        os.close(null)
+        raise SystemExit(EXIT_BROKEN_PIPE)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
 
 
 def _open_closed_streams() -> None:
@@ -724,6 +760,10 @@ def _leave(code: int) -> None:
     during which a Ctrl-C killed the process silently): output flushed, exit handlers run (they
     stop a model server this process started), then exit. Other commands end as usual: an ingest
     leaves Chroma's files to its teardown."""
+    try:
+        sys.stdout.flush()  # what is still buffered meets a reader that has gone (| head) here
+    except SystemExit as exc:
+        code = exc.code  # type: ignore[assignment]
     if not _Run.read_only:
         sys.exit(code)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command is done: nothing is left to stop

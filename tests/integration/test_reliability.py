@@ -207,6 +207,25 @@ def test_commands_started_with_their_output_closed_finish_without_an_error(seed_
         assert (result.returncode, result.stderr) == (0, ""), command
 
 
+def test_a_reader_that_stops_early_ends_the_command_with_141_not_the_failure_code_1(seed_settings, tmp_path):
+    draft = tmp_path / "ok.md"
+    draft.write_text("AdaSCALE adapts the percentile threshold per sample [000-02].\n" * 5)
+    env = {**os.environ, "CITELINE_DATA_DIR": str(seed_settings.data_dir), "CITELINE_LLM": "none"}
+    commands = [["check", str(draft)], ["check", str(draft), "--json"], ["search", "watermarking", "--json"],
+                ["papers", "list"]]  # fmt: skip
+
+    def closed_early(args):  # the reader is gone before the first write, as `| head -c0` makes it
+        process = subprocess.Popen(
+            ["citeline", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        return process.wait(timeout=120), stderr
+
+    for args, result in zip(commands, at_once([lambda a=a: closed_early(a) for a in commands]), strict=True):
+        assert result == (141, ""), args  # check's 1 means "a claim is not supported": this is not that
+
+
 def test_a_piped_chat_whose_question_fails_exits_non_zero(seed_settings):
     env = {"CITELINE_LLM": "openai", "CITELINE_LLM_BASE_URL": "http://127.0.0.1:9/v1",
            "CITELINE_LLM_MODEL": "m", "CITELINE_LLM_RETRIES": "0", "CITELINE_LLM_TIMEOUT": "3"}  # fmt: skip
