@@ -463,23 +463,43 @@ def _launch(
         time.time(),
         found[0] if found else 1,
     )
-    deadline = time.monotonic() + START_TIMEOUT
-    while not _answers(state, timeout=2):
-        if process.poll() is not None or time.monotonic() > deadline:
-            if process.poll() is None:
-                process.terminate()
-            raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
-        time.sleep(0.3)
-    prepared = prepare_server(command, port, weights, log, token, settings.llm_timeout)
-    if prepared and not _answers(state, timeout=2):  # it died restoring a state file
-        process.terminate()
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not _answers(state, timeout=2):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
+            time.sleep(0.3)
+        prepared = prepare_server(command, port, weights, log, token, settings.llm_timeout)
+        if prepared and not _answers(state, timeout=2):  # it died restoring a state file
+            _stop_child(process)
+            return None
+        _write_state(settings, state)
+    except BaseException:
+        # Ctrl-C, a timeout or an error before the state names it: nothing else could ever find
+        # (or stop) this watchdog and its ~1 GB server, so the process that started it stops it.
+        _stop_child(process)
+        raise
+    return state
+
+
+def _stop_child(process: subprocess.Popen) -> None:
+    """Stop a watchdog this process started (its server gets SIGTERM when it dies); a second
+    Ctrl-C meanwhile does not cut this short."""
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        if process.poll() is None:
+            process.terminate()
         try:
-            process.wait(timeout=30)
+            process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
-        return None
-    _write_state(settings, state)
-    return state
+            process.wait()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _die_with_parent() -> Callable[[], None]:

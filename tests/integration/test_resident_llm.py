@@ -130,3 +130,23 @@ def test_two_processes_starting_at_once_start_one_server_which_outlives_their_re
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not _alive(pid) and not (local_settings.data_dir / "llm" / "server.json").exists()
+
+
+def test_a_start_interrupted_before_the_server_is_recorded_leaves_no_server_behind(local_settings):
+    env = {**os.environ, "CITELINE_DATA_DIR": str(local_settings.data_dir)}
+    starting = subprocess.Popen(["citeline", "llm", "start"], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+    pattern = f"rag.llm.resident {local_settings.data_dir}"
+
+    def watchdogs() -> bytes:
+        return subprocess.run(["pgrep", "-f", pattern], capture_output=True).stdout
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not watchdogs():
+        time.sleep(0.05)  # until the watchdog (and with it the server) has been launched
+    assert starting.poll() is None, starting.communicate()
+    starting.send_signal(signal.SIGINT)  # the user's Ctrl-C, before the server answers
+    _, err = starting.communicate(timeout=60)
+    assert starting.returncode == 130 and err.strip().endswith("interrupted"), err
+    # Nothing names the watchdog it launched, so nothing else could stop it: it is gone.
+    assert watchdogs() == b"" and _status(local_settings) == {"running": False}
