@@ -72,8 +72,9 @@ def prefix_dir(weights: Path) -> Path:
 def left_behind(path: Path) -> bool:
     """A ``NAME.<pid>.<suffix>`` file (a weight assembly's ``.part``, a slot file being saved or
     restored) whose process has ended: it will never be finished, so it may be removed."""
-    pid = path.name.rsplit(".", 2)[-2]
-    return not (pid.isdigit() and Path(f"/proc/{pid}").exists())
+    parts = path.name.rsplit(".", 2)
+    pid = parts[-2] if len(parts) == 3 else ""
+    return pid.isdigit() and not Path(f"/proc/{pid}").exists()  # no pid in its name: not ours
 
 
 def file_sha256(file: BinaryIO) -> str:

@@ -27,6 +27,7 @@ import os
 import stat
 from pathlib import Path
 
+from rag.files import is_regular, open_log
 from rag.llm.models import file_sha256, left_behind, prefix_dir
 
 KEEP = 4  # state files kept (~8 MB each): the most recently used; an upgrade's old ones go
@@ -58,17 +59,19 @@ def _digest(path: Path) -> str | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:  # a directory opens too
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return None
         return file_sha256(file)[:16]
 
 
 def _keep_recent(directory: Path) -> None:
     """Remove all but the :data:`KEEP` most recently used state files (other models' or builds',
     or an older system text's after an upgrade)."""
-    files = sorted(directory.glob("system-*.kv"), key=lambda f: f.stat().st_mtime, reverse=True)
+    files = [f for f in directory.glob("system-*.kv") if is_regular(f)]  # not a link, not a directory
+    files.sort(key=lambda f: f.lstat().st_mtime, reverse=True)
     for old in files[KEEP:]:
         old.unlink(missing_ok=True)
 
@@ -95,11 +98,13 @@ def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: flo
         directory = prefix_dir(weights)
         directory.mkdir(mode=0o700, exist_ok=True)
         for stale in [*directory.glob("*.part"), *directory.glob("*.restoring")]:
-            if left_behind(stale):  # left by a process that stopped or died while saving or restoring
+            if left_behind(stale) and is_regular(stale):  # a save or restore that stopped or died
                 stale.unlink(missing_ok=True)
         system = answer_system_prompt()
         stem = prefix_stem(weights, system, _build())
         for found in sorted(directory.glob(f"{stem}-*.kv")):
+            if not is_regular(found):  # a directory or link of that name is no state of ours
+                continue
             moved = directory / f"{found.name}.{os.getpid()}.restoring"
             try:
                 os.replace(found, moved)
@@ -146,6 +151,7 @@ def prepare_server(
     if "--prefix_dir" not in command:
         return False
     kept = keep_prefix(f"http://127.0.0.1:{port}", weights, token, timeout)
-    with log.open("a", encoding="utf-8") as written:
-        written.write(f"citeline: system prompt state {kept}\n")
+    if (fd := open_log(log)) is not None:
+        with os.fdopen(fd, "a", encoding="utf-8") as written:
+            written.write(f"citeline: system prompt state {kept}\n")
     return True

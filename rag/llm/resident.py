@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
+from rag.files import is_regular, open_log, regular_or_absent
 from rag.llm.models import ensure_weights, left_behind, lookup, server_command
 from rag.llm.ports import free_port
 from rag.llm.prefix import prepare_server
@@ -394,6 +395,9 @@ def connect(settings: Settings) -> ServerState:
         warn(f"{directory} is not a directory of ours; moved it aside")
         _move_aside(directory)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for own in (_used_file(settings), directory / "server.lock", settings.data_dir / "llama-server.log"):
+        if not regular_or_absent(own):  # a link, FIFO or directory planted there: locked, written
+            raise CitelineError(f"{own} is not a file citeline can use; remove it")
     _clean_partial_weights(settings)
     state = read_state(settings)
     if healthy(state, settings):
@@ -414,9 +418,10 @@ def connect(settings: Settings) -> ServerState:
 
 
 def _clean_partial_weights(settings: Settings) -> None:
-    """Remove weight files a killed assembly left behind (``NAME.<pid>.part`` of a pid that is gone)."""
-    for leftover in settings.models_dir.glob("*.part"):
-        if left_behind(leftover):
+    """Remove weight files a killed assembly left behind (``NAME.<pid>.part`` of a pid that is
+    gone); a file of another name (``notes.part``), a directory or a link is not ours to remove."""
+    for leftover in settings.models_dir.glob("*.*.part"):
+        if left_behind(leftover) and is_regular(leftover):
             leftover.unlink(missing_ok=True)
 
 
@@ -524,11 +529,19 @@ def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: lis
 
     On the way out the state file is removed if it still names this watchdog.
     """
-    with log.open("ab") as out:
-        arm = _die_with_parent() if sys.platform == "linux" else None
+    out = open_log(log)  # None: a link or FIFO there; the server's output is then not kept
+    arm = _die_with_parent() if sys.platform == "linux" else None
+    try:
         child = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, preexec_fn=arm
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL if out is None else out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=arm,
         )
+    finally:
+        if out is not None:
+            os.close(out)
 
     def finish(*_: object) -> None:
         if child.poll() is None:

@@ -49,6 +49,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rag.files import open_log
 from rag.index.stamp import add_stat, index_stamp
 
 if TYPE_CHECKING:
@@ -243,7 +244,9 @@ def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
     command = [sys.executable, os.fspath(cli), SERVER_FLAG, os.fspath(settings.data_dir)]
     if config is not None:
         command.append(os.fspath(config.resolve()))
-    log = os.open(directory / "log", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    log = open_log(directory / "log")
+    if log is None:  # a link, FIFO or directory planted there: no warm process (and no hang)
+        return
     try:  # the log keeps what a server that failed to start said
         subprocess.Popen(
             command,

@@ -301,3 +301,18 @@ def test_a_command_from_other_code_is_never_served_by_this_code(served, tmp_path
     assert "other checkout, mode: hybrid" in result.stdout
     after = status(served)
     assert (after["pid"], after["served"]) == (before["pid"], before["served"])
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link", "directory"])
+def test_a_serve_log_that_is_no_regular_file_never_hangs_or_fails_a_command(seed_settings, tmp_path, planted):
+    settings = copy_index(seed_settings, tmp_path / "data")
+    directory = settings.data_dir / "serve"
+    directory.mkdir(mode=0o700)
+    log, victim = directory / "log", tmp_path / "victim"
+    victim.write_text("")
+    plant = {"fifo": lambda: os.mkfifo(log), "link": lambda: log.symlink_to(victim), "directory": log.mkdir}
+    plant[planted]()
+    result = run(["search", "adascale", "-k", "1"], settings, extra_env=SERVING, timeout=120)
+    assert (result.returncode, result.stderr) == (0, "") and "AdaSCALE" in result.stdout
+    assert victim.read_text() == ""  # never written through the link
+    run(["serve", "stop"], settings, extra_env=SERVING)

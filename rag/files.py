@@ -1,0 +1,61 @@
+"""Files citeline keeps in its data dir (logs, use stamps, lock files, saved state): only regular
+files of its own are opened or removed.
+
+The data dir is input too: a symbolic link planted there would have citeline write or lock its
+target, a FIFO would block the command (and a watchdog) forever, a directory made every start fail.
+Standard library only: the CLI's start-up and the model watchdog import it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+
+def is_regular(path: Path) -> bool:
+    """``path`` is a regular file itself (not a link to one, a directory, a FIFO or a device)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def regular_or_absent(path: Path) -> bool:
+    """Make ``path`` a regular file or nothing, so that it is safe to open, create or lock: a
+    symbolic link there is removed (never its target), anything else that is not a regular file
+    (a directory, a FIFO, a socket) is moved aside as ``NAME.damaged-TIME``. False when that
+    could not be done (the caller then does without the file)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    try:
+        if stat.S_ISLNK(mode):
+            path.unlink()
+        else:
+            path.rename(path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))
+    except OSError:
+        return False
+    return True
+
+
+def open_log(path: Path) -> int | None:
+    """A descriptor appending to the log at ``path`` (created 0600), or None when no regular file
+    can be had there: a log is never worth a hang or a write through someone's link."""
+    if not regular_or_absent(path):
+        return None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    os.set_blocking(fd, True)
+    return fd
