@@ -179,8 +179,10 @@ def _peer(conn: socket.socket) -> tuple[int, int]:
     return pid, uid
 
 
-def _peer_is_server(conn: socket.socket) -> bool:
-    """The process at the other end runs as this user and is a citeline query server."""
+def _peer_is_server(conn: socket.socket, data_dir: Path | None = None) -> bool:
+    """The process at the other end runs as this user and is a citeline query server, of
+    ``data_dir`` when given: a socket linked in from another data dir's ``serve/`` would have
+    this data dir's commands answered from that one's index (and ``serve stop`` stop it)."""
     pid, uid = _peer(conn)
     if uid != os.getuid():
         return False
@@ -188,7 +190,13 @@ def _peer_is_server(conn: socket.socket) -> bool:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return SERVER_FLAG.encode() in argv
+    flag = SERVER_FLAG.encode()
+    if flag not in argv:
+        return False
+    if data_dir is None:
+        return True
+    served = argv[argv.index(flag) + 1 :][:1]
+    return bool(served) and os.path.realpath(os.fsdecode(served[0])) == os.path.realpath(data_dir)
 
 
 def _relay(conn: socket.socket) -> int | None:
@@ -241,7 +249,8 @@ def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
         return
     import subprocess
 
-    command = [sys.executable, os.fspath(cli), SERVER_FLAG, os.fspath(settings.data_dir)]
+    # Absolute: the server runs in serve/, where a relative data dir would name another one.
+    command = [sys.executable, os.fspath(cli), SERVER_FLAG, os.path.abspath(settings.data_dir)]
     if config is not None:
         command.append(os.fspath(config.resolve()))
     log = open_log(directory / "log")
@@ -251,6 +260,7 @@ def spawn(settings: Settings, config: Path | None, cli: Path) -> None:
         subprocess.Popen(
             command,
             cwd=directory,  # nothing in it can shadow a module
+            env={**os.environ, "CITELINE_DATA_DIR": command[3]},  # its warm-up: not relative to serve/
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log,
@@ -330,7 +340,7 @@ def _connection(settings: Settings, control: bool = False) -> Iterator[socket.so
     try:
         try:
             conn.connect(os.fspath(path))
-            ours = _peer_is_server(conn)
+            ours = _peer_is_server(conn, settings.data_dir)
         except OSError:  # no server (a refused connection, a socket left by one that ended)
             ours = False
         yield conn if ours else None

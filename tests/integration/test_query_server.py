@@ -316,3 +316,29 @@ def test_a_serve_log_that_is_no_regular_file_never_hangs_or_fails_a_command(seed
     assert (result.returncode, result.stderr) == (0, "") and "AdaSCALE" in result.stdout
     assert victim.read_text() == ""  # never written through the link
     run(["serve", "stop"], settings, extra_env=SERVING)
+
+
+def test_a_socket_linked_in_from_another_data_dir_is_never_used(served, seed_settings, tmp_path):
+    other = copy_index(seed_settings, tmp_path / "other")
+    (other.data_dir / "serve").mkdir(mode=0o700)
+    (other.data_dir / "serve" / "socket").symlink_to(served.data_dir / "serve" / "socket")
+    before = status(served)
+    assert not status(other)["running"]  # it is the first data dir's process, not this one's
+    assert run(["search", "adascale", "-k", "1"], other, extra_env=IN_PROCESS).returncode == 0
+    assert run(["serve", "stop"], other, extra_env=SERVING).stdout.strip() == "not running"
+    after = status(served)  # neither served by it nor stopped
+    assert (after["pid"], after["served"]) == (before["pid"], before["served"])
+
+
+def test_a_relative_data_dir_is_served_as_the_same_directory(seed_settings, tmp_path):
+    copy_index(seed_settings, tmp_path / "data")
+    env = {**os.environ, "CITELINE_DATA_DIR": "data", "CITELINE_LLM": "none", **SERVING}
+    first = subprocess.run(["citeline", "search", "adascale", "-k", "1"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    settings = seed_settings.replace(data_dir=tmp_path / "data")
+    try:
+        assert wait_for(settings, running=True)["running"]
+        assert not (tmp_path / "data" / "serve" / "data").exists()  # no stray index under serve/
+    finally:
+        run(["serve", "stop"], settings, extra_env=SERVING)
