@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -190,6 +191,35 @@ def _server_errors(method):
     return wrapper
 
 
+# What an embedded Chroma reader raises when it reads a collection another process is writing
+# this moment: its HNSW segment, as loaded, lacks the IDs the metadata already has.
+_MID_WRITE = ("Error finding id", "Nothing found on disk", "Error creating hnsw segment reader")
+
+
+def _while_written(method):
+    """Read through another process's ingest (an embedded store): a read that meets a segment in
+    mid-write is made again on a fresh client (chromadb reloads the segment), up to three times,
+    so a query during an ingest answers from what is written, as it promises."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args, **kwargs):
+        attempt = 0
+        while True:
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as exc:
+                mid_write = type(exc).__name__ == "InternalError" and any(m in str(exc) for m in _MID_WRITE)
+                if self.settings.chroma_url or not mid_write or attempt == 2 or self._model is None:
+                    raise
+            attempt += 1
+            time.sleep(0.2 * attempt)
+            forget_embedded_clients()
+            self.client, self._collection = connect(self.settings), None
+            self.open(self._model)
+
+    return wrapper
+
+
 def resolve_collections(patterns: Sequence[str], available: Sequence[str], location: str) -> list[str]:
     """Collection names for ``--collection`` parts; a glob part (``icml*``) matches existing ones."""
     names: list[str] = []
@@ -236,6 +266,7 @@ class Store:
         self.name = settings.collection
         self.client = client or connect(settings)
         self._collection = None
+        self._model: str | None = None  # the embedding model it was opened for
         self.created = False
         self.lease = IngestLease(self)
 
@@ -285,7 +316,7 @@ class Store:
                 f"collection {self.name!r} was built with embedding {stored!r}, not {embedding_model!r}; "
                 "use another --collection or set the embedding back"
             )
-        self._collection = collection
+        self._collection, self._model = collection, embedding_model
         return collection
 
     @_server_errors
@@ -331,6 +362,7 @@ class Store:
         return self.collection.count()
 
     @_server_errors
+    @_while_written
     def _get(self, **kwargs: Any) -> dict:
         return self.collection.get(**kwargs)
 
@@ -388,6 +420,7 @@ class Store:
             self.collection.delete(ids=ids[start : start + limit])
 
     @_server_errors
+    @_while_written
     def nearest(self, vector: Sequence[float], n: int, where: dict | None = None) -> list[tuple[str, float]]:
         """(chunk id, cosine similarity), most similar first.
 
