@@ -411,10 +411,34 @@ def connect(settings: Settings) -> ServerState:
             return found.state  # type: ignore[return-value]
         if found.problem:
             warn(f"the model server's state file {found.problem}; replacing it")
+        elif found.state is not None and is_ours(found.state, settings) and _answers(found.state):
+            _wait_until_free(settings, found.state)  # for other settings, maybe mid-answer
         stop(settings)  # crashed, stale, for another model, or untrusted: replace it
         state = _start(settings)
     touch(settings)
     return state
+
+
+def _wait_until_free(settings: Settings, state: ServerState) -> None:
+    """Wait until no request holds the server (:func:`in_use`) before it is replaced: a process
+    with other settings (``CITELINE_CONTEXT_TOKENS``, the model) replaced it mid-answer, and the
+    other terminal's answer failed with "cannot reach the LLM". A one-line error after
+    ``llm_timeout`` seconds of waiting."""
+    deadline = time.monotonic() + settings.llm_timeout
+    with _used_file(settings).open("rb") as used:
+        while True:
+            try:
+                fcntl.flock(used, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise BackendUnavailable(
+                        f"the model server (context {state.context_tokens} tokens, {state.model}) is still "
+                        "answering another request; try again when it is done, or use the same settings"
+                    ) from None
+                time.sleep(0.2)
+                continue
+            fcntl.flock(used, fcntl.LOCK_UN)
+            return
 
 
 def _clean_partial_weights(settings: Settings) -> None:

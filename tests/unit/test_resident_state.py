@@ -141,3 +141,33 @@ def test_an_llm_path_that_is_a_file_or_a_link_is_not_trusted_and_stop_still_work
     (settings.data_dir / "llm").unlink()
     (settings.data_dir / "llm").write_text("not a directory")
     assert resident.llm_stop(settings) is False
+
+
+def test_a_server_held_by_a_request_is_not_replaced_until_the_request_is_done(tmp_path):
+    import subprocess
+    import sys
+
+    import pytest
+
+    from rag.errors import BackendUnavailable
+    from rag.llm import resident
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=tmp_path, llm_timeout=1)
+    used = tmp_path / "llm" / "last-used"
+    used.parent.mkdir()
+    used.touch()
+    state = resident.ServerState(1, 1, "t", "qwen2.5-coder-1.5b", 4096, 0.0, 1)
+    holder = subprocess.Popen(  # another terminal's answer, holding the server (resident.in_use)
+        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'rb'); "
+         "fcntl.flock(f, fcntl.LOCK_SH); print('held', flush=True); time.sleep(60)", str(used)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(BackendUnavailable, match="still answering another request"):
+            resident._wait_until_free(settings, state)
+    finally:
+        holder.kill()
+        holder.wait()
+    resident._wait_until_free(settings, state)  # free now: returns at once
