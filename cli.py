@@ -649,11 +649,10 @@ def main() -> None:
 # A reader that stops early (``| head``) is no failure of the command: exit as a process killed
 # by SIGPIPE reports it (128 + 13). Click and rich would both exit 1, which ``check`` keeps for
 # "a claim is not supported".
-EXIT_BROKEN_PIPE = 141
 
 
 class _Stdout:
-    """``sys.stdout`` whose writes end the command with :data:`EXIT_BROKEN_PIPE` once its reader
+    """``sys.stdout`` whose writes end the command with exit code 141 (``BROKEN_PIPE``) once its reader
     is gone (the rest goes to /dev/null), wherever they happen: rich, click, ``--json``."""
 
     def __init__(self, stream) -> None:
@@ -666,7 +665,9 @@ class _Stdout:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, self._stream.fileno())
         os.close(null)
-        raise SystemExit(EXIT_BROKEN_PIPE)
+        from rag.ui.query_server import BROKEN_PIPE  # the standard library only
+
+        raise SystemExit(BROKEN_PIPE)
 
     def write(self, text: str) -> int:
         try:

@@ -39,10 +39,15 @@ def regular_or_absent(path: Path) -> bool:
         if stat.S_ISLNK(mode):
             path.unlink()
         else:
-            path.rename(path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))
+            move_aside(path)
     except OSError:
         return False
     return True
+
+
+def move_aside(path: Path) -> None:
+    """Rename ``path`` to ``NAME.damaged-TIME`` beside it: kept for a look, out of the way."""
+    path.rename(path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))
 
 
 def open_log(path: Path) -> int | None:

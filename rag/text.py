@@ -179,9 +179,9 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u2
 # BEL or ESC \\), and the two-byte ESC sequences.
 _ESCAPE_SEQUENCE = re.compile(
     "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]"
-    "|(?:\x1b[\\]P^_X]|[\x90\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)?"
+    "|(?:\x1b[\\]P^_X]|[\x90\x9d\x9e\x9f])[^\x07\x1b\x9c]{0,512}(?:\x07|\x1b\\\\|\x9c)"
     "|\x1b[ -/]*[0-~]"
-)
+)  # a string sequence only when it ends: a lone 0x9d (mojibake of "”") must not eat the text after it
 # What makes Markdown act: escapes, code, emphasis, links and images, HTML, strikethrough. An
 # underscore inside a word (a file name) does nothing and stays as it is, readable in the raw file.
 _MARKDOWN = re.compile(r"([\\`*\[\]<>!~]|(?<!\w)_|_(?!\w))")

@@ -116,22 +116,29 @@ def _masked(text: str, kind: str) -> str:
 
     if kind == "tex":
         text = re.sub(r"(?<!\\)%[^\n]*", blank, text)
+        begin = text.find("\\begin{document}")
+        if begin >= 0:  # the preamble is no prose
+            text = blank(re.match(r"[\s\S]*", text[:begin])) + text[begin:]  # type: ignore[arg-type]
         # Not read: commented-out blocks and verbatim text.
         text = re.sub(
             r"\\iffalse\b[\s\S]*?\\fi\b|\\begin\{(comment|verbatim\*?|lstlisting|minted)\}[\s\S]*?\\end\{\1\}",
             blank,
             text,
         )
-        # Structure, not prose: environments, headings, labels, list items.
+        # Structure between sentences: list items, headings, lists and the abstract begin or end.
         text = re.sub(
-            r"\\(?:begin|end|label|(?:sub)*section|chapter|paragraph|caption)\*?(?:\[[^\]]*\])?"
-            r"\{(?!thebibliography\})[^{}]*\}|\\(?:maketitle|item)\b",
+            r"\\(?:(?:sub)*section|chapter|paragraph)\*?(?:\[[^\]]*\])?\{[^{}]*\}|\\(?:maketitle|item)\b"
+            r"|\\(?:begin|end)\{(?:itemize|enumerate|description|abstract|document)\}",
             break_,
             text,
         )
-        begin = text.find("\\begin{document}")
-        if begin >= 0:
-            text = blank(re.match(r"[\s\S]*", text[:begin])) + text[begin:]  # type: ignore[arg-type]
+        # Structure inside a sentence ("we minimise \\begin{equation} … \\end{equation} as in …"):
+        # environments, labels and captions are blanked, not breaks.
+        text = re.sub(
+            r"\\(?:begin|end|label|caption)\*?(?:\[[^\]]*\])?\{(?!thebibliography\})[^{}]*\}",
+            blank,
+            text,
+        )
     elif kind == "md":
         # Code (fenced with ``` or ~~~, or inline) and HTML comments are not prose.
         text = re.sub(r"```[\s\S]*?```|~~~[\s\S]*?~~~|<!--[\s\S]*?-->|`[^`\n]+`", blank, text)
@@ -435,10 +442,10 @@ def find_citations(
                 cites = [Cite(t, "id", m.start(), m.end()) for t in tokens]
             elif numbered and numbers and all(n is not None for n in numbers):
                 cites = [Cite(str(n), "numbered", m.start(), m.end()) for n in numbers]
-            elif orphans is not None and numbers and all(n is not None and n > 0 for n in numbers):
-                orphans.append((m.start(), m.group(0)))
             elif tokens and all(re.fullmatch(r"\d{3}-\d{2,4}", t) for t in tokens):
                 cites = [Cite(t, "id", m.start(), m.end()) for t in tokens]  # citeline's shape, unknown id
+            elif orphans is not None and numbers and all(n is not None and n > 0 for n in numbers):
+                orphans.append((m.start(), m.group(0)))
         if cites:
             found.extend(cites)
             taken.append(m.span())
@@ -503,7 +510,8 @@ class PaperIndex:
         if ref.authors and ref.year:
             first = re.split(r"\s+and\s+|;|\s+et\s+al", ref.authors)[0]
             found_ids = self.by_author_year.get((_surname(first), ref.year), [])
-            if len(found_ids) <= AUTHOR_YEAR_CANDIDATES:
+            bare = not ref.title and not ref.text  # "(Wang et al., 2024)": nothing else to go by
+            if len(found_ids) == 1 or (bare and len(found_ids) <= AUTHOR_YEAR_CANDIDATES):
                 # Several papers of one first author and year ("Wang et al., 2024"): the claim is
                 # judged against each and the one that supports it best is the one it cites.
                 return found_ids
@@ -1054,9 +1062,10 @@ class Checker:
             inside = cites[bisect.bisect_left(starts, a) : bisect.bisect_left(starts, b)]
             if not inside:
                 continue
-            claim = Claim(
-                claim_text(masked[a:b], inside, a), a, b, bisect.bisect_left(newlines, a) + 1, inside
-            )
+            said = claim_text(masked[a:b], inside, a)
+            if not lexical_terms(said):  # only citations ("\\item \\cite{a}", "- Vaswani et al. (2017)")
+                continue  # claims nothing to judge
+            claim = Claim(said, a, b, bisect.bisect_left(newlines, a) + 1, inside)
             self._judge(claim)
             claims.append(claim)
         return CheckReport(source, claims, text)

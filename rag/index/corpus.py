@@ -359,7 +359,7 @@ def _paper_from_record(record: Any, lineno: int, position: int, result: ParsedSo
 def _kind(value: Any) -> str:
     """ "a list", "an object": what a JSON value is, for a message."""
     kinds = {"list": "a list", "dict": "an object", "bool": "true or false"}
-    return kinds.get(type(value).__name__, "not text")
+    return kinds.get(type(value).__name__, f"a {type(value).__name__}")
 
 
 def parse_source(path: Path, key: str | None = None) -> ParsedSource:

@@ -258,8 +258,10 @@ def _ingest_files(
             if owned:
                 # An emptied or wholly unreadable list is taken for a damaged one (a download cut
                 # short, a bad export), not as "delete every paper": its papers stay.
-                kept = f"holds no papers; its {len(owned)} indexed papers are kept"
-                report.problems.append(Problem(key, None, kept, skipped=False))
+                kept = f"holds no readable papers; its {len(owned)} indexed papers are kept"
+                report.problems.append(Problem(key, None, kept, skipped=False))  # first: always named
+                report.problems.extend(parsed.problems)  # then why its lines could not be read
+                report.skipped += sum(1 for p in parsed.problems if p.line is not None and p.skipped)
                 continue
             if not parsed.problems:
                 report.problems.append(Problem(key, None, "holds no papers", skipped=False))

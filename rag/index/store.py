@@ -198,8 +198,8 @@ _MID_WRITE = ("Error finding id", "Nothing found on disk", "Error creating hnsw 
 
 def _while_written(method):
     """Read through another process's ingest (an embedded store): a read that meets a segment in
-    mid-write is made again on a fresh client (chromadb reloads the segment), up to three times,
-    so a query during an ingest answers from what is written, as it promises."""
+    mid-write is made again on a fresh client (chromadb reloads the segment), three attempts in
+    all, so a query during an ingest answers from what is written, as it promises."""
 
     @functools.wraps(method)
     def wrapper(self: Store, *args, **kwargs):
@@ -213,9 +213,11 @@ def _while_written(method):
                     raise
             attempt += 1
             time.sleep(0.2 * attempt)
-            forget_embedded_clients()
-            self.client, self._collection = connect(self.settings), None
-            self.open(self._model)
+            with self._reopening:  # parallel calls (MCP) share the store: swap both at once
+                forget_embedded_clients()
+                client = connect(self.settings)
+                collection = client.get_collection(self.name, embedding_function=None)
+                self.client, self._collection = client, collection
 
     return wrapper
 
@@ -267,6 +269,7 @@ class Store:
         self.client = client or connect(settings)
         self._collection = None
         self._model: str | None = None  # the embedding model it was opened for
+        self._reopening = threading.Lock()
         self.created = False
         self.lease = IngestLease(self)
 

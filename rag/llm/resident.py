@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
-from rag.files import is_regular, open_log, regular_or_absent
+from rag.files import is_regular, move_aside, open_log, regular_or_absent
 from rag.llm.models import ensure_weights, left_behind, lookup, server_command
 from rag.llm.ports import free_port
 from rag.llm.prefix import prepare_server
@@ -198,14 +198,10 @@ def _write_state(settings: Settings, state: ServerState) -> None:
         with os.fdopen(fd, "w") as out:
             out.write(json.dumps(asdict(state)))
         if path.is_dir() and not path.is_symlink():
-            _move_aside(path)
+            move_aside(path)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def _move_aside(path: Path) -> None:
-    path.rename(path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))
 
 
 def _discard_state(settings: Settings) -> None:
@@ -215,7 +211,7 @@ def _discard_state(settings: Settings) -> None:
         return  # no state directory of ours: nothing to remove (the next start replaces it)
     try:
         if path.is_dir() and not path.is_symlink():
-            _move_aside(path)
+            move_aside(path)
         else:
             path.unlink(missing_ok=True)
     except OSError as exc:
@@ -393,7 +389,7 @@ def connect(settings: Settings) -> ServerState:
     directory = _directory(settings)
     if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
         warn(f"{directory} is not a directory of ours; moved it aside")
-        _move_aside(directory)
+        move_aside(directory)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     for own in (_used_file(settings), directory / "server.lock", settings.data_dir / "llama-server.log"):
         if not regular_or_absent(own):  # a link, FIFO or directory planted there: locked, written
@@ -425,7 +421,11 @@ def _wait_until_free(settings: Settings, state: ServerState) -> None:
     other terminal's answer failed with "cannot reach the LLM". A one-line error after
     ``llm_timeout`` seconds of waiting."""
     deadline = time.monotonic() + settings.llm_timeout
-    with _used_file(settings).open("rb") as used:
+    try:
+        used_file = _used_file(settings).open("rb")
+    except FileNotFoundError:  # no request has ever held it (or a planted link was just removed)
+        return
+    with used_file as used:
         while True:
             try:
                 fcntl.flock(used, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -482,17 +482,17 @@ def _launch(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    found = _process(process.pid)
-    state = ServerState(
-        process.pid,
-        port,
-        token,
-        settings.local_model,
-        settings.context_tokens,
-        time.time(),
-        found[0] if found else 1,
-    )
     try:
+        found = _process(process.pid)
+        state = ServerState(
+            process.pid,
+            port,
+            token,
+            settings.local_model,
+            settings.context_tokens,
+            time.time(),
+            found[0] if found else 1,
+        )
         deadline = time.monotonic() + START_TIMEOUT
         while not _answers(state, timeout=2):
             if process.poll() is not None or time.monotonic() > deadline:
@@ -522,7 +522,7 @@ def _stop_child(process: subprocess.Popen) -> None:
         if process.poll() is None:
             process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=15)  # longer than the watchdog gives its server (10 s) to stop
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 # ``check -`` read stdin and ``ingest``/``eval`` write the index: those always run in-process.
 FORWARDED = {"search", "ask", "papers", "summarize"}
 PAPERS_SUBCOMMANDS = {"list", "show"}
+BROKEN_PIPE = 141  # the exit code of a command whose reader stopped early (| head): 128 + SIGPIPE
 SERVER_FLAG = "--query-server"  # cli.main's hidden entry, also the proof of a peer's command line
 SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux
 REQUEST_MAX_BYTES = 1 << 20
@@ -219,8 +220,15 @@ def _relay(conn: socket.socket) -> int | None:
         try:
             stream.buffer.write(payload)
             stream.flush()
-        except OSError:  # the reader went away (`| head`): closing the connection stops the
-            return 1  # command, which exits 1 as it does when it runs here
+        except BrokenPipeError:  # the reader went away (`| head`): closing the connection stops
+            devnull = os.open(os.devnull, os.O_WRONLY)  # the command; the rest goes nowhere
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
+            return BROKEN_PIPE  # as when it runs here (cli._Stdout)
+        except SystemExit as exc:  # cli._Stdout saw the reader go on the flush
+            return int(exc.code) if isinstance(exc.code, int) else BROKEN_PIPE
+        except OSError:
+            return 1
         wrote = True
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 from rag.index.ingest import ingest
 
@@ -224,6 +225,16 @@ def test_a_reader_that_stops_early_ends_the_command_with_141_not_the_failure_cod
 
     for args, result in zip(commands, at_once([lambda a=a: closed_early(a) for a in commands]), strict=True):
         assert result == (141, ""), args  # check's 1 means "a claim is not supported": this is not that
+    run(["search", "adascale", "-k", "1"], seed_settings)  # the seed index's warm process runs the next ones
+    deadline = time.monotonic() + 60
+    while "served" not in json.loads(run(["serve", "status", "--json"], seed_settings).stdout):
+        assert time.monotonic() < deadline, "no warm process came up"
+        time.sleep(0.3)
+    env["CITELINE_SERVE_IDLE_MINUTES"] = "10"
+    for args in (["search", "watermarking", "--json"], ["papers", "list"]):
+        served = json.loads(run(["serve", "status", "--json"], seed_settings).stdout)["served"]
+        assert closed_early(args) == (141, ""), args
+        assert json.loads(run(["serve", "status", "--json"], seed_settings).stdout)["served"] == served + 1
 
 
 def test_a_piped_chat_whose_question_fails_exits_non_zero(seed_settings):

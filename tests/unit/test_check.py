@@ -531,3 +531,28 @@ def test_an_author_year_citation_matching_several_papers_is_judged_against_each(
     (claim,) = report.claims
     assert sorted(claim.cites[0].papers) == ["P1", "P3"]
     assert claim.verdict == SUPPORTED and claim.evidence["id"] == "P1"
+
+
+def test_a_sentence_of_citations_only_claims_nothing_and_display_math_does_not_split_a_claim():
+    report = _check(
+        f"\\begin{{itemize}}\n\\item \\cite{{P1}}\n\\item \\cite{{P2}}\n\\end{{itemize}}\n"
+        f"{GOOD_P1} \\begin{{equation}} x \\end{{equation}} as shown~\\cite{{P1}}.\n",
+        "tex",
+    )
+    (claim,) = report.claims  # the bare items are not claims (an empty one aborted the check)
+    assert claim.text.startswith("InkMark watermarks") and claim.verdict == SUPPORTED
+
+
+def test_an_unknown_id_of_citelines_shape_is_unresolved_not_a_numbered_citation():
+    (claim,) = _check(f"{GOOD_P1} [001-05].").claims
+    assert claim.verdict == UNRESOLVED and claim.unresolved == ["001-05"]
+
+
+def test_a_bib_entry_whose_title_matches_nothing_is_not_resolved_by_its_authors_surname_alone():
+    twin = dataclasses.replace(PRUNING, id="P3", authors=("Alice Moreau",), year=2024, title="Another")
+    bib = "@article{k, title = {A Paper Not Indexed}, author = {Moreau, Alice}, year = 2024}"
+    report = Checker(FakeRetriever([*PAPERS, twin]), lambda: [*PAPERS, twin], AnswerSettings()).check(
+        f"{GOOD_P1}~\\cite{{k}}.", "tex", parse_bib(bib)
+    )
+    (claim,) = report.claims
+    assert claim.verdict == UNRESOLVED and claim.cites[0].papers == []

@@ -147,11 +147,11 @@ def test_a_directory_or_link_named_like_a_state_file_never_blocks_restoring_the_
     stem = saved.name.rsplit("-", 1)[0]
     planted = server.directory / f"{stem}-0000000000000dir.kv"
     planted.mkdir()  # sorts before the real file: it used to be moved aside and block every restore
-    (server.directory / "leftover.part").mkdir()
+    (server.directory / "leftover.999999999.part").mkdir()  # a gone pid: only its kind keeps it
     (server.directory / "system-other-0123456789abcdef.kv").symlink_to(server.directory / "missing")
     for _ in range(2):
         assert keep_prefix(server.root, server.weights) == "restored"
-    assert planted.is_dir() and (server.directory / "leftover.part").is_dir()  # not ours: left alone
+    assert planted.is_dir() and (server.directory / "leftover.999999999.part").is_dir()  # not ours
 
 
 def test_the_saved_state_is_of_the_system_text_the_answers_send():

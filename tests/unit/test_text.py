@@ -111,6 +111,8 @@ def test_printable_removes_every_control_sequence_and_bidi_character_but_keeps_t
     # Whole sequences go (CSI, OSC to BEL or ST, one-byte CSI, two-byte ESC), not only their ESC.
     assert printable("a\x1b[2J\x1b]0;t\x07b\u202ec\u2066d\x00e\x9b1mf\x7f\tg\nh") == "abcdef\tg\nh"
     assert printable("Evil\x1b]0;PWNED\x1b\\ Title \x1b[31mRED\x1b[0m \x1bc!") == "Evil Title RED !"
+    # A C1 byte that starts no finished sequence (mojibake of "”" is "â\x80\x9d") takes nothing with it.
+    assert printable("Quote â\x80\x9d rest of the abstract.") == "Quote â rest of the abstract."
 
 
 def test_markdown_literal_shows_links_emphasis_and_html_as_text():
