@@ -938,7 +938,11 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|et al|vs|Fig|Eq|cf|resp|Sec|Tab|N
 
 def _breaks(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """(end of a sentence, start of the next) for every sentence boundary in ``text[start:end]``."""
-    cited = [(m.start(), m.end(1), m.end()) for m in _CITED_END.finditer(text, start, end)]
+    cited = [
+        (m.start(), m.end(1), m.end())
+        for m in _CITED_END.finditer(text, start, end)
+        if not _ABBREVIATION.search(text[max(start, m.start() - 8) : m.start()])  # "e.g. [3] BERT"
+    ]
     after_cite = {at for at, _, _ in cited}
     found = [(stop, nxt) for _, stop, nxt in cited]
     for m in _SENTENCE_END.finditer(text, start, end):

@@ -556,3 +556,9 @@ def test_a_bib_entry_whose_title_matches_nothing_is_not_resolved_by_its_authors_
     )
     (claim,) = report.claims
     assert claim.verdict == UNRESOLVED and claim.cites[0].papers == []
+
+
+def test_an_abbreviation_before_a_citation_does_not_end_the_sentence():
+    report = _check("InkMark watermarks diffusion models, e.g. [P1] Stable Diffusion, against cropping.")
+    (claim,) = report.claims
+    assert claim.text.startswith("InkMark") and claim.text.endswith("against cropping.")
