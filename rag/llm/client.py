@@ -29,6 +29,7 @@ from rag.llm.models import (
     parts_installed,
     server_command,
     server_module,
+    stop_process,
 )
 from rag.llm.ports import free_port
 from rag.llm.prefix import prepare_server
@@ -164,12 +165,7 @@ class LocalServer:
 
     def stop(self) -> None:
         """Terminate the server (at exit): it holds ~1 GB and a port."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process)
         self._log.close()
 
     @classmethod

@@ -13,9 +13,13 @@ import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from rag.errors import BackendUnavailable, CitelineError, NotFound
+from rag.files import is_regular
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 @dataclass(frozen=True)
@@ -70,11 +74,36 @@ def prefix_dir(weights: Path) -> Path:
 
 
 def left_behind(path: Path) -> bool:
-    """A ``NAME.<pid>.<suffix>`` file (a weight assembly's ``.part``, a slot file being saved or
-    restored) whose process has ended: it will never be finished, so it may be removed."""
+    """A regular ``NAME.<pid>.<suffix>`` file (a weight assembly's ``.part``, a slot file being
+    saved or restored) whose process has ended: it will never be finished, so it may be removed.
+    A name without a pid, a directory or a link of that name is not ours."""
     parts = path.name.rsplit(".", 2)
     pid = parts[-2] if len(parts) == 3 else ""
-    return pid.isdigit() and not Path(f"/proc/{pid}").exists()  # no pid in its name: not ours
+    return pid.isdigit() and not Path(f"/proc/{pid}").exists() and is_regular(path)
+
+
+def stop_process(process: subprocess.Popen, timeout: float = 10.0) -> None:
+    """Stop a server (or watchdog) this process started: SIGTERM, SIGKILL after ``timeout``
+    seconds, and reap it; a Ctrl-C meanwhile does not cut this short (it would leave ~1 GB
+    running). Only ever a child: a recorded pid is stopped by ``resident._terminate``, which
+    proves it ours first."""
+    import signal
+    import subprocess
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        if process.poll() is None:
+            process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def file_sha256(file: BinaryIO) -> str:

@@ -98,7 +98,7 @@ def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: flo
         directory = prefix_dir(weights)
         directory.mkdir(mode=0o700, exist_ok=True)
         for stale in [*directory.glob("*.part"), *directory.glob("*.restoring")]:
-            if left_behind(stale) and is_regular(stale):  # a save or restore that stopped or died
+            if left_behind(stale):  # left by a save or restore that stopped or died
                 stale.unlink(missing_ok=True)
         system = answer_system_prompt()
         stem = prefix_stem(weights, system, _build())

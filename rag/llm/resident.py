@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
-from rag.files import is_regular, move_aside, open_log, regular_or_absent
-from rag.llm.models import ensure_weights, left_behind, lookup, server_command
+from rag.files import move_aside, open_log, regular_or_absent
+from rag.llm.models import ensure_weights, left_behind, lookup, server_command, stop_process
 from rag.llm.ports import free_port
 from rag.llm.prefix import prepare_server
 from rag.settings import Settings
@@ -445,7 +445,7 @@ def _clean_partial_weights(settings: Settings) -> None:
     """Remove weight files a killed assembly left behind (``NAME.<pid>.part`` of a pid that is
     gone); a file of another name (``notes.part``), a directory or a link is not ours to remove."""
     for leftover in settings.models_dir.glob("*.*.part"):
-        if left_behind(leftover) and is_regular(leftover):
+        if left_behind(leftover):
             leftover.unlink(missing_ok=True)
 
 
@@ -461,6 +461,10 @@ def _start(settings: Settings) -> ServerState:
             if state := _launch(settings, command, port, token, log, weights):
                 return state
         raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
+
+
+SERVER_STOP = 10.0  # seconds the watchdog gives its llama.cpp server to stop before SIGKILL
+WATCHDOG_STOP = SERVER_STOP + 5  # ... and a starting process its watchdog, which stops the server first
 
 
 def _launch(
@@ -500,35 +504,15 @@ def _launch(
             time.sleep(0.3)
         prepared = prepare_server(command, port, weights, log, token, settings.llm_timeout)
         if prepared and not _answers(state, timeout=2):  # it died restoring a state file
-            _stop_child(process)
+            stop_process(process, timeout=WATCHDOG_STOP)
             return None
         _write_state(settings, state)
     except BaseException:
         # Ctrl-C, a timeout or an error before the state names it: nothing else could ever find
         # (or stop) this watchdog and its ~1 GB server, so the process that started it stops it.
-        _stop_child(process)
+        stop_process(process, timeout=WATCHDOG_STOP)
         raise
     return state
-
-
-def _stop_child(process: subprocess.Popen) -> None:
-    """Stop a watchdog this process started (its server gets SIGTERM when it dies); a second
-    Ctrl-C meanwhile does not cut this short."""
-    import threading
-
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
-        if process.poll() is None:
-            process.terminate()
-        try:
-            process.wait(timeout=15)  # longer than the watchdog gives its server (10 s) to stop
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
 
 
 def _die_with_parent() -> Callable[[], None]:
@@ -568,12 +552,7 @@ def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: lis
             os.close(out)
 
     def finish(*_: object) -> None:
-        if child.poll() is None:
-            child.terminate()
-            try:
-                child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        stop_process(child, timeout=SERVER_STOP)
         try:
             if not state.is_symlink() and json.loads(state.read_text()).get("pid") == os.getpid():
                 state.unlink()

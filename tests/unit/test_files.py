@@ -43,6 +43,8 @@ def test_a_log_planted_as_a_fifo_or_link_gets_a_new_regular_file_and_never_block
 
 
 def test_only_a_name_with_the_pid_of_a_gone_process_is_left_behind(tmp_path):
+    for name in ("weights.999999999.part", f"weights.{os.getpid()}.part", "my-notes.part", "notes.v2.part"):
+        (tmp_path / name).write_bytes(b"x")  # regular files: only the name decides here
     assert left_behind(tmp_path / "weights.999999999.part")  # no such process
     assert not left_behind(tmp_path / f"weights.{os.getpid()}.part")  # running: ours, in use
     assert not left_behind(tmp_path / "my-notes.part")  # no pid: not one of ours
