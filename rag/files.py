@@ -50,13 +50,12 @@ def move_aside(path: Path) -> None:
     path.rename(path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))
 
 
-def open_log(path: Path) -> int | None:
-    """A descriptor appending to the log at ``path`` (created 0600), or None when no regular file
-    can be had there: a log is never worth a hang or a write through someone's link."""
-    if not regular_or_absent(path):
-        return None
+def open_regular(path: Path, flags: int) -> int | None:
+    """A blocking descriptor on ``path`` opened with ``flags`` (a new file 0600), or None unless it
+    is a regular file: never through a link, never hanging on a FIFO (opened non-blocking, then
+    checked), never a directory (which opens for reading too)."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
     except OSError:
         return None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -64,3 +63,11 @@ def open_log(path: Path) -> int | None:
         return None
     os.set_blocking(fd, True)
     return fd
+
+
+def open_log(path: Path) -> int | None:
+    """A descriptor appending to the log at ``path`` (created 0600), or None when no regular file
+    can be had there: a log is never worth a hang or a write through someone's link."""
+    if not regular_or_absent(path):
+        return None
+    return open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)

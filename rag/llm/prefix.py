@@ -24,10 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from pathlib import Path
 
-from rag.files import is_regular, open_log
+from rag.files import is_regular, open_log, open_regular
 from rag.llm.models import file_sha256, left_behind, prefix_dir
 
 KEEP = 4  # state files kept (~8 MB each): the most recently used; an upgrade's old ones go
@@ -55,16 +54,10 @@ def _build() -> str:
 def _digest(path: Path) -> str | None:
     """The content hash of a regular file of at most :data:`MAX_BYTES` (None for anything else: a
     link, a FIFO that would block, a device that never ends)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:  # a directory opens too
-        os.close(fd)
+    if (fd := open_regular(path, os.O_RDONLY)) is None:
         return None
     with os.fdopen(fd, "rb") as file:
-        return file_sha256(file)[:16]
+        return file_sha256(file)[:16] if os.fstat(fd).st_size <= MAX_BYTES else None
 
 
 def _keep_recent(directory: Path) -> None:
