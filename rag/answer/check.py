@@ -101,12 +101,17 @@ def draft_kind(text: str, kind: str) -> str:
     return kind
 
 
+def _blank(text: str) -> str:
+    """``text`` as spaces, its line breaks kept: gone from the prose, every offset and line still valid."""
+    return re.sub(r"[^\n]", " ", text)
+
+
 def _masked(text: str, kind: str) -> str:
     """``text`` with what is not prose blanked to spaces of the same length (offsets stay valid):
-    TeX comments and preamble, Markdown code blocks."""
+    TeX comments, preamble, commented-out and verbatim blocks; Markdown code and HTML comments."""
 
     def blank(match: re.Match[str]) -> str:
-        return re.sub(r"[^\n]", " ", match.group(0))
+        return _blank(match.group(0))
 
     def break_(match: re.Match[str]) -> str:
         """Structure between sentences (a list item, a heading): a paragraph break of the same
@@ -118,7 +123,7 @@ def _masked(text: str, kind: str) -> str:
         text = re.sub(r"(?<!\\)%[^\n]*", blank, text)
         begin = text.find("\\begin{document}")
         if begin >= 0:  # the preamble is no prose
-            text = blank(re.match(r"[\s\S]*", text[:begin])) + text[begin:]  # type: ignore[arg-type]
+            text = _blank(text[:begin]) + text[begin:]
         # Not read: commented-out blocks and verbatim text.
         text = re.sub(
             r"\\iffalse\b[\s\S]*?\\fi\b|\\begin\{(comment|verbatim\*?|lstlisting|minted)\}[\s\S]*?\\end\{\1\}",
@@ -994,6 +999,22 @@ def claim_text(sentence: str, cites: list[Cite], offset: int) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split()))
 
 
+def _report_orphans(source: str, orphans: list[tuple[str, int]], cites: list[Cite]) -> None:
+    """Numbered groups ((group, line)) in a draft with no reference list: an error when they are
+    its only citations, else a warning; named, never dropped in silence."""
+    listed = ", ".join(f"{group} (line {line})" for group, line in orphans[:3])
+    more = f" and {len(orphans) - 3} more" if len(orphans) > 3 else ""
+    if not cites:
+        raise CitelineError(
+            f"{source}: numbered citations such as {listed}{more}, but no reference list to "
+            "resolve them (a References heading followed by numbered entries)"
+        )
+    warn(
+        f"{source}: {listed}{more} look like numbered citations, but the draft has no "
+        "reference list; not checked"
+    )
+
+
 def _query(text: str) -> str:
     """A claim as a search query: a run-on "sentence" (a list without full stops, a pasted
     table) is searched by its first :data:`MAX_QUERY_CHARS` characters, not refused."""
@@ -1037,21 +1058,13 @@ class Checker:
         masked = _masked(text, kind)
         (refs_start, refs_end), numbered = reference_list(masked, kind)
         # The reference list is not prose; what follows it (an appendix) is.
-        masked = masked[:refs_start] + re.sub(r"[^\n]", " ", masked[refs_start:refs_end]) + masked[refs_end:]
+        masked = masked[:refs_start] + _blank(masked[refs_start:refs_end]) + masked[refs_end:]
+        newlines = [i for i, ch in enumerate(text) if ch == "\n"]
         orphans: list[tuple[int, str]] = []
         cites = find_citations(masked, self._is_id, numbered, orphans)
         if orphans:
-            lines = [text.count("\n", 0, at) + 1 for at, _ in orphans[:3]]
-            listed = ", ".join(f"{group} (line {n})" for (_, group), n in zip(orphans, lines, strict=False))
-            more = f" and {len(orphans) - 3} more" if len(orphans) > 3 else ""
-            if not cites:
-                raise CitelineError(
-                    f"{source}: numbered citations such as {listed}{more}, but no reference list to "
-                    "resolve them (a References heading followed by numbered entries)"
-                )
-            warn(
-                f"{source}: {listed}{more} look like numbered citations, but the draft has no "
-                "reference list; not checked"
+            _report_orphans(
+                source, [(group, bisect.bisect_left(newlines, at) + 1) for at, group in orphans], cites
             )
         if not cites:
             raise CitelineError(
@@ -1059,7 +1072,6 @@ class Checker:
             )
         for cite in cites:
             self._resolve(cite, numbered, bib)
-        newlines = [i for i, ch in enumerate(text) if ch == "\n"]
         claims = []
         starts = [c.start for c in cites]  # in the order found, which is the text's
         for a, b in sentence_spans(masked):
