@@ -662,12 +662,9 @@ class _Stdout:
         return getattr(self._stream, name)
 
     def _gone(self) -> NoReturn:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, self._stream.fileno())
-        os.close(null)
-        from rag.ui.query_server import BROKEN_PIPE  # the standard library only
+        from rag.ui.query_server import reader_gone  # the standard library only
 
-        raise SystemExit(BROKEN_PIPE)
+        raise SystemExit(reader_gone(self._stream))
 
     def write(self, text: str) -> int:
         try:

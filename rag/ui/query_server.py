@@ -221,15 +221,21 @@ def _relay(conn: socket.socket) -> int | None:
             stream.buffer.write(payload)
             stream.flush()
         except BrokenPipeError:  # the reader went away (`| head`): closing the connection stops
-            devnull = os.open(os.devnull, os.O_WRONLY)  # the command; the rest goes nowhere
-            os.dup2(devnull, stream.fileno())
-            os.close(devnull)
-            return BROKEN_PIPE  # as when it runs here (cli._Stdout)
+            return reader_gone(stream)  # the command, as when it runs here (cli._Stdout)
         except SystemExit as exc:  # cli._Stdout saw the reader go on the flush
             return int(exc.code) if isinstance(exc.code, int) else BROKEN_PIPE
         except OSError:
             return 1
         wrote = True
+
+
+def reader_gone(stream) -> int:
+    """The reader of ``stream`` stopped early (``| head``): what is still written goes to
+    /dev/null, and the command's exit code is :data:`BROKEN_PIPE`, as a process SIGPIPE killed."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+    return BROKEN_PIPE
 
 
 def _read_frame(reader) -> tuple[bytes, bytes] | None:
