@@ -180,10 +180,10 @@ def _peer(conn: socket.socket) -> tuple[int, int]:
     return pid, uid
 
 
-def _peer_is_server(conn: socket.socket, data_dir: Path | None = None) -> bool:
-    """The process at the other end runs as this user and is a citeline query server, of
-    ``data_dir`` when given: a socket linked in from another data dir's ``serve/`` would have
-    this data dir's commands answered from that one's index (and ``serve stop`` stop it)."""
+def _peer_is_server(conn: socket.socket, data_dir: Path) -> bool:
+    """The process at the other end runs as this user and is a citeline query server of
+    ``data_dir``: a socket linked in from another data dir's ``serve/`` would have this data
+    dir's commands answered from that one's index (and ``serve stop`` stop it)."""
     pid, uid = _peer(conn)
     if uid != os.getuid():
         return False
@@ -194,8 +194,6 @@ def _peer_is_server(conn: socket.socket, data_dir: Path | None = None) -> bool:
     flag = SERVER_FLAG.encode()
     if flag not in argv:
         return False
-    if data_dir is None:
-        return True
     served = argv[argv.index(flag) + 1 :][:1]
     return bool(served) and os.path.realpath(os.fsdecode(served[0])) == os.path.realpath(data_dir)
 

@@ -227,7 +227,7 @@ def test_a_client_sends_nothing_before_it_has_proven_the_server(tmp_path):
 
     left, right = socket.socketpair(socket.AF_UNIX)
     with left, right:
-        assert not query_server._peer_is_server(left)  # this test's own process is no server
+        assert not query_server._peer_is_server(left, tmp_path)  # this test's own process is no server
 
 
 def connected(path: str) -> bool:
