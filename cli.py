@@ -629,7 +629,9 @@ def main() -> None:
     sys.stdout = _Stdout(sys.stdout)  # type: ignore[assignment]
     try:
         from rag.ui import query_server  # the standard library only
+        from rag.ui.interrupts import redeliver_swallowed
 
+        sys.unraisablehook = redeliver_swallowed  # a Ctrl-C dropped in a finalizer stops the command
         if sys.argv[1:2] == [query_server.SERVER_FLAG]:
             _serve(sys.argv[2:])
         code = _forwarded(sys.argv[1:])

@@ -25,6 +25,7 @@ from rag.errors import BackendUnavailable, BadInput, CitelineError, NotFound
 from rag.llm.models import (
     INSTALL_HINT,
     ensure_weights,
+    interrupt_held,
     lookup,
     parts_installed,
     server_command,
@@ -137,9 +138,10 @@ class LocalServer:
         command = server_command(self.model, self.weights, self.port, settings.context_tokens)
         atexit.register(self.stop)
         for _ in range(2):  # a server that died on a state file is started again (the file is gone)
-            self.process = subprocess.Popen(
-                command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            )
+            with interrupt_held():  # a Ctrl-C in Popen would lose the server ``stop`` must end
+                self.process = subprocess.Popen(
+                    command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                )
             self._wait_ready(timeout=180, log=log)
             prepared = prepare_server(command, self.port, self.weights, log, timeout=settings.llm_timeout)
             if not prepared or self.process.poll() is None:
@@ -165,7 +167,9 @@ class LocalServer:
 
     def stop(self) -> None:
         """Terminate the server (at exit): it holds ~1 GB and a port."""
-        stop_process(self.process)
+        process = getattr(self, "process", None)  # None: interrupted before it was started
+        if process is not None:
+            stop_process(process)
         self._log.close()
 
     @classmethod

@@ -37,7 +37,14 @@ from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
 from rag.files import move_aside, open_log, regular_or_absent
-from rag.llm.models import ensure_weights, left_behind, lookup, server_command, stop_process
+from rag.llm.models import (
+    ensure_weights,
+    interrupt_held,
+    left_behind,
+    lookup,
+    server_command,
+    stop_process,
+)
 from rag.llm.ports import free_port
 from rag.llm.prefix import prepare_server
 from rag.settings import Settings
@@ -478,15 +485,17 @@ def _launch(
     paths = [str(_state_file(settings)), str(_used_file(settings))]
     watchdog = [sys.executable, "-m", WATCHDOG_MODULE, *paths, idle, str(log), *command]
     env = {**os.environ, "API_KEY": token}
-    process = subprocess.Popen(
-        watchdog,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    process: subprocess.Popen | None = None
     try:
+        with interrupt_held():
+            process = subprocess.Popen(
+                watchdog,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         found = _process(process.pid)
         state = ServerState(
             process.pid,
@@ -510,7 +519,8 @@ def _launch(
     except BaseException:
         # Ctrl-C, a timeout or an error before the state names it: nothing else could ever find
         # (or stop) this watchdog and its ~1 GB server, so the process that started it stops it.
-        stop_process(process, timeout=WATCHDOG_STOP)
+        if process is not None:
+            stop_process(process, timeout=WATCHDOG_STOP)
         raise
     return state
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
@@ -13,6 +14,7 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 NOTICE = b"\nstopping after the current batch (Ctrl-C again to stop at once)\n"
+REDELIVERY_DELAY = 0.05  # s: long enough for the finalizers that are running to have returned
 
 
 class DeferredInterrupt:
@@ -70,3 +72,19 @@ class DeferredInterrupt:
             return callback(*args, **kwargs)
 
         return wrapper
+
+
+def redeliver_swallowed(unraisable: sys.UnraisableHookArgs) -> None:
+    """``sys.unraisablehook`` of the CLI: a Ctrl-C that Python swallowed is sent again.
+
+    A KeyboardInterrupt raised inside a finalizer (a ``__del__`` or weakref callback of httpx,
+    Chroma or onnxruntime, run whenever the garbage collector frees one) cannot propagate: Python
+    prints "Exception ignored in …" with its traceback and the command runs on to its end, so a
+    user's Ctrl-C printed a traceback and stopped nothing. Sent again from a timer thread it is
+    raised in the command's own code a moment later (raised from this hook it would be dropped
+    too), and the command ends with its one line, "interrupted". Anything else Python would print
+    is printed as before."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        threading.Timer(REDELIVERY_DELAY, os.kill, (os.getpid(), signal.SIGINT)).start()
+        return
+    sys.__unraisablehook__(unraisable)

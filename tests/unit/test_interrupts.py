@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 
 import pytest
 
+from rag.llm.models import interrupt_held, stop_process
 from rag.ui.interrupts import DeferredInterrupt
 
 
@@ -61,3 +64,57 @@ def test_ctrl_c_around_a_first_use_check_that_ingests_nothing_is_not_deferred():
         _ctrl_c()
         with pytest.raises(KeyboardInterrupt):
             update("total", 3, "seeds.txt")
+
+
+_FINALIZER_SWALLOWS_CTRL_C = """
+import os, signal, sys, time
+from rag.ui.interrupts import redeliver_swallowed
+if sys.argv[1] == "hooked":
+    sys.unraisablehook = redeliver_swallowed
+
+class Closing:
+    def __del__(self):  # a library's finalizer, running when the user presses Ctrl-C
+        os.kill(os.getpid(), signal.SIGINT)
+        sum(range(1000))
+
+try:
+    Closing()
+    deadline = time.monotonic() + 1.5
+    while time.monotonic() < deadline:  # the command's own work
+        time.sleep(0.01)
+    print("ran on")
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+@pytest.mark.parametrize(("hook", "outcome"), [("hooked", "stopped"), ("python's own", "ran on")])
+def test_a_ctrl_c_swallowed_by_a_finalizer_is_sent_again_and_stops_the_command(hook, outcome):
+    """Python's own hook is the control: without ours the Ctrl-C is printed and lost."""
+    done = subprocess.run(
+        [sys.executable, "-c", _FINALIZER_SWALLOWS_CTRL_C, hook], capture_output=True, text=True, timeout=30
+    )
+    assert done.stdout.strip() == outcome
+    assert ("Exception ignored" in done.stderr) is (hook != "hooked"), done.stderr
+
+
+def test_a_ctrl_c_while_a_child_is_started_arrives_once_the_child_is_held():
+    started = []
+    with pytest.raises(KeyboardInterrupt), interrupt_held():
+        _ctrl_c()  # as if pressed inside Popen, after the fork
+        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]))
+    (child,) = started  # the handle exists, so the caller's clean-up can stop the child
+    stop_process(child, timeout=5)
+    assert child.returncode is not None
+
+
+def test_a_held_ctrl_c_goes_to_the_handler_that_was_there_before():
+    seen = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: seen.append(signum))
+    try:
+        with interrupt_held():
+            _ctrl_c()
+            assert seen == []
+        assert seen == [signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, previous)
