@@ -26,7 +26,7 @@ from pathlib import Path
 from rag.errors import disk_full, warn
 from rag.index.store import Store
 from rag.settings import Settings
-from rag.text import acronyms_in, lexical_sequence, stemmer
+from rag.text import acronyms_in, bm25s_module, lexical_sequence, stemmer
 
 _STOPWORDS = "en"
 LAYOUT = 3  # 2: the paper table beside BM25; 3: with the acronyms it defines. Older: rebuilt once
@@ -119,7 +119,7 @@ class LexicalIndex:
 
     @staticmethod
     def _build(store: Store):
-        import bm25s
+        bm25s = bm25s_module()
 
         ids, texts, papers = [], [], PaperRows()
         for chunk_id, text, vector, meta in store.all_chunks_with_vectors():
@@ -132,7 +132,7 @@ class LexicalIndex:
         tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
         if not tokens.vocab:
             return None, ids, table  # nothing but stop words and one-letter tokens: no term to match
-        retriever = bm25s.BM25()
+        retriever = bm25s.BM25(csc_backend="numpy")  # SciPy's builds the same matrix (bm25s_module)
         retriever.index(tokens, show_progress=False)
         return retriever, ids, table
 
@@ -171,7 +171,7 @@ class LexicalIndex:
 
     def _load(self) -> None:
         """Read the saved index, after checking every file against the manifest."""
-        import bm25s
+        bm25s = bm25s_module()
 
         with self._lock():
             for name, (_, digest) in self._manifest()["files"].items():
@@ -213,7 +213,7 @@ class LexicalIndex:
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) for chunks sharing a term with ``query``, best first."""
-        import bm25s
+        bm25s = bm25s_module()
 
         if not self._loaded:
             self.load()
