@@ -764,6 +764,8 @@ def _leave(code: int) -> None:
         sys.stdout.flush()  # what is still buffered meets a reader that has gone (| head) here
     except SystemExit as exc:
         code = exc.code  # type: ignore[assignment]
+    except KeyboardInterrupt:  # a Ctrl-C (or one sent again, see redeliver_swallowed) right at the end
+        _interrupted()
     if not _Run.read_only:
         sys.exit(code)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command is done: nothing is left to stop

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -85,6 +86,7 @@ def redeliver_swallowed(unraisable: sys.UnraisableHookArgs) -> None:
     too), and the command ends with its one line, "interrupted". Anything else Python would print
     is printed as before."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        threading.Timer(REDELIVERY_DELAY, os.kill, (os.getpid(), signal.SIGINT)).start()
+        with contextlib.suppress(RuntimeError):  # no new thread while Python shuts down: it is ending
+            threading.Timer(REDELIVERY_DELAY, os.kill, (os.getpid(), signal.SIGINT)).start()
         return
     sys.__unraisablehook__(unraisable)

@@ -118,3 +118,18 @@ def test_a_held_ctrl_c_goes_to_the_handler_that_was_there_before():
         assert seen == [signal.SIGINT]
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_ctrl_c_while_a_finished_command_flushes_its_output_is_one_line_and_130(monkeypatch, capsys):
+    import cli
+
+    class Stalled:
+        def flush(self) -> None:
+            raise KeyboardInterrupt  # pressed while the last output waited for its reader
+
+    monkeypatch.setattr(cli._Run, "read_only", True)
+    monkeypatch.setattr(sys, "stdout", Stalled())
+    with pytest.raises(SystemExit) as leaving:
+        cli._leave(0)
+    assert leaving.value.code == 130
+    assert capsys.readouterr().err == "interrupted\n"
