@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
-from rag.files import move_aside, open_log, regular_or_absent
+from rag.files import move_aside, open_log, open_regular, regular_or_absent
 from rag.llm.models import (
     ensure_weights,
     interrupt_held,
@@ -50,6 +50,8 @@ from rag.llm.prefix import prepare_server
 from rag.settings import Settings
 
 START_TIMEOUT = 240.0
+STARTER_POLL = 0.5  # s: how often a watchdog not yet recorded looks whether its starter is alive
+STARTER_VARIABLE = "CITELINE_WATCHDOG_STARTER"
 PID_MAX = 4_194_304  # the kernel's ceiling for /proc/sys/kernel/pid_max
 STATE_MAX_BYTES = 64 * 1024
 # The module the watchdog runs as (``python -m ...``): its command line is part of the proof that a
@@ -484,7 +486,7 @@ def _launch(
     idle = str(settings.llm_idle_minutes * 60)
     paths = [str(_state_file(settings)), str(_used_file(settings))]
     watchdog = [sys.executable, "-m", WATCHDOG_MODULE, *paths, idle, str(log), *command]
-    env = {**os.environ, "API_KEY": token}
+    env = {**os.environ, "API_KEY": token, STARTER_VARIABLE: str(os.getpid())}
     process: subprocess.Popen | None = None
     try:
         with interrupt_held():
@@ -547,6 +549,7 @@ def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: lis
 
     On the way out the state file is removed if it still names this watchdog.
     """
+    starter = _starter()
     out = open_log(log)  # None: a link or FIFO there; the server's output is then not kept
     arm = _die_with_parent() if sys.platform == "linux" else None
     try:
@@ -563,23 +566,55 @@ def _watch(state: Path, used: Path, idle_seconds: float, log: Path, command: lis
 
     def finish(*_: object) -> None:
         stop_process(child, timeout=SERVER_STOP)
-        try:
-            if not state.is_symlink() and json.loads(state.read_text()).get("pid") == os.getpid():
+        if _names_this_process(state):
+            with contextlib.suppress(OSError):
                 state.unlink()
-        except (OSError, ValueError):
-            pass
         sys.exit(0)
 
     signal.signal(signal.SIGTERM, finish)
     signal.signal(signal.SIGINT, finish)
     interval = max(0.5, min(30.0, idle_seconds / 4))
+    recorded = False
     while child.poll() is None:
-        time.sleep(interval)
+        time.sleep(interval if recorded else STARTER_POLL)
+        if not recorded:
+            # Until the state file names this watchdog, only the process that started it knows
+            # it. Killed meanwhile (SIGKILL, an OOM kill: no clean-up of its own), it leaves us
+            # orphaned: nothing could ever find or stop us and the ~1 GB server, so we stop.
+            # The parent is looked at first: once it is gone, whatever it wrote is on disk.
+            orphaned = os.getppid() != starter
+            recorded = _names_this_process(state)
+            if orphaned and not recorded:
+                finish()
+            continue
         held = _idle_hold(used, idle_seconds)
         if held is not None:
             finish()  # ``held`` keeps the lock until this process exits
     finish()  # the server died on its own: clean up the same way
     return 0
+
+
+def _starter() -> int:
+    """The pid of the process that started this watchdog (from :data:`STARTER_VARIABLE`, taken out
+    of the environment the server inherits): the parent, unless it already died, when
+    ``getppid`` would name whoever adopted us."""
+    try:
+        return int(os.environ.pop(STARTER_VARIABLE))
+    except (KeyError, ValueError):
+        return os.getppid()
+
+
+def _names_this_process(state: Path) -> bool:
+    """The state file (a regular file, never followed through a link or read from a FIFO) names
+    this process as the watchdog."""
+    fd = open_regular(state, os.O_RDONLY)
+    if fd is None:
+        return False
+    try:
+        with os.fdopen(fd, "rb") as file:
+            return json.loads(file.read(65536)).get("pid") == os.getpid()
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 if __name__ == "__main__":

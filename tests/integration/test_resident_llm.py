@@ -132,7 +132,10 @@ def test_two_processes_starting_at_once_start_one_server_which_outlives_their_re
     assert not _alive(pid) and not (local_settings.data_dir / "llm" / "server.json").exists()
 
 
-def test_a_start_interrupted_before_the_server_is_recorded_leaves_no_server_behind(local_settings):
+@pytest.mark.parametrize("stop", ["ctrl-c", "kill"])
+def test_a_start_interrupted_or_killed_before_the_server_is_recorded_leaves_no_server_behind(
+    local_settings, stop
+):
     env = {**os.environ, "CITELINE_DATA_DIR": str(local_settings.data_dir)}
     starting = subprocess.Popen(["citeline", "llm", "start"], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)  # fmt: skip
@@ -145,8 +148,18 @@ def test_a_start_interrupted_before_the_server_is_recorded_leaves_no_server_behi
     while time.monotonic() < deadline and not watchdogs():
         time.sleep(0.05)  # until the watchdog (and with it the server) has been launched
     assert starting.poll() is None, starting.communicate()
-    starting.send_signal(signal.SIGINT)  # the user's Ctrl-C, before the server answers
-    _, err = starting.communicate(timeout=60)
-    assert starting.returncode == 130 and err.strip().endswith("interrupted"), err
-    # Nothing names the watchdog it launched, so nothing else could stop it: it is gone.
+    if stop == "ctrl-c":
+        starting.send_signal(signal.SIGINT)  # the user's Ctrl-C, before the server answers
+        _, err = starting.communicate(timeout=60)
+        assert starting.returncode == 130 and err.strip().endswith("interrupted"), err
+    else:  # SIGKILL (or the OOM killer): the starter cleans nothing up; the watchdog sees it gone
+        starting.kill()
+        starting.communicate(timeout=60)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and watchdogs():
+            time.sleep(0.1)
+    # Nothing names the watchdog it launched, so nothing else could stop it: it is gone, and
+    # with it the llama.cpp server (whose weights are in this data dir).
     assert watchdogs() == b"" and _status(local_settings) == {"running": False}
+    left = subprocess.run(["pgrep", "-f", str(local_settings.data_dir / "models")], capture_output=True)
+    assert left.stdout == b""
