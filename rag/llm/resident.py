@@ -458,6 +458,9 @@ def _clean_partial_weights(settings: Settings) -> None:
             leftover.unlink(missing_ok=True)
 
 
+_STARTED_HERE: set[int] = set()  # watchdog pids this process launched (``llm start`` says so)
+
+
 def _start(settings: Settings) -> ServerState:
     model = lookup(settings.local_model)
     weights = ensure_weights(model, settings.models_dir)
@@ -468,6 +471,7 @@ def _start(settings: Settings) -> ServerState:
     with in_use(settings):  # loading the weights (and the system text's state) is no idle time either
         for _ in range(2):  # a server that died on a state file (now moved aside) is started once more
             if state := _launch(settings, command, port, token, log, weights):
+                _STARTED_HERE.add(state.pid)
                 return state
         raise BackendUnavailable(f"the embedded LLM server did not start; see {log}")
 
@@ -655,9 +659,8 @@ def llm_start(settings: Settings) -> dict:
     """Start the resident server now, as the next ask would (or find the running one), so a
     session's first answer does not wait for the weights to load; :func:`llm_status` of it, with
     ``started`` saying whether this call started it."""
-    running = healthy(read_state(settings), settings)
-    connect(settings)
-    return {**llm_status(settings), "started": not running}
+    state = connect(settings)  # waits for another process starting it, and then uses that one
+    return {**llm_status(settings), "started": state.pid in _STARTED_HERE}
 
 
 def llm_stop(settings: Settings) -> bool:

@@ -20,7 +20,7 @@ from rag.llm.models import ensure_weights, lookup, prefix_dir
 from rag.settings import Settings
 
 from ..conftest import copy_index
-from .test_cli import run
+from .test_cli import at_once, run
 
 QUESTION = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
 
@@ -72,9 +72,11 @@ def test_processes_share_one_guarded_server_that_is_replaced_after_a_crash_and_s
     local_settings,
 ):
     assert _status(local_settings) == {"running": False}
-    started = json.loads(run(["llm", "start", "--json"], local_settings).stdout)
+    starts = at_once([lambda: run(["llm", "start", "--json"], local_settings) for _ in range(2)])
+    reports = [json.loads(start.stdout) for start in starts]  # one started it, the other waited
     first = _status(local_settings)
-    assert started["started"] and started["pid"] == first["pid"]
+    assert sorted(report["started"] for report in reports) == [False, True]
+    assert {report["pid"] for report in reports} == {first["pid"]}
     assert first["running"] and first["url"].startswith("http://127.0.0.1:")
     assert "14.94" in _ask(local_settings)["answer"]
     assert _status(local_settings)["pid"] == first["pid"]  # the asking process used the one started
