@@ -136,6 +136,20 @@ _QUESTION_START = re.compile(
 _FILLER_ONLY = {"papers", "paper", "work", "works", "research", "literature", "publications", "studies",
                 "there", "exist"}  # fmt: skip
 _ASK = re.compile(r"^\s*(?:list|show|find|name|get|give)\s+(?:me\s+)?", re.IGNORECASE)
+# A listing frame with nothing after it but where the papers are kept: "What papers are in the
+# collection?", "Which papers do you have?", "What papers are indexed here?". The papers themselves
+# are asked for (a catalogue), not the papers on "collection".
+_HOLDINGS = re.compile(
+    r"(?:(?:are|is)\s+)?(?:(?:do|does)\s+(?:you|it|citeline)\s+(?:have|know|hold|contain)|(?:are\s+)?indexed"
+    r"|here|available|(?:(?:in|from)\s+)?(?:(?:this|the|your|my)\s+)?(?:list|corpus|collection|index|library))"
+    r"(?:\s+(?:here|now))?",
+    re.IGNORECASE,
+)
+# The frames that ask for papers as such (not "summarize" or "overview", which need a subject).
+_CATALOGUE = re.compile(
+    rf"^\s*(?:(?:which|what)\s+{_PAPERS}|(?:list|name|show|enumerate|give\s+me|get)\b|(?:is|are)\s+there\b)",
+    re.IGNORECASE,
+)
 # Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
 _LEADING = re.compile(r"^(?:(?:the|all|any|recent|new|latest|current|existing)\s+)+", re.IGNORECASE)
 _TRAILING = re.compile(
@@ -151,7 +165,7 @@ class Intent:
     ICLR 2024"): filters on the listing, like ``--venue``/``--year``, not part of the topic.
     """
 
-    kind: str  # "listing" or "factoid"
+    kind: str  # "listing", "catalogue" (every paper, no topic: "What papers are there?") or "factoid"
     topic: str = ""
     venue: str | None = None
     year: int | None = None
@@ -160,6 +174,12 @@ class Intent:
     def is_listing(self) -> bool:
         """The question wants every paper on a topic."""
         return self.kind == "listing"
+
+    @property
+    def is_catalogue(self) -> bool:
+        """The question wants the papers themselves, on no topic: "list all papers", "Which papers
+        are from ICML 2026?" (what the collection holds)."""
+        return self.kind == "catalogue"
 
 
 def clean_topic(topic: str) -> str:
@@ -194,9 +214,13 @@ def classify(question: str) -> Intent:
     if modified and (intent := _modified(modified, venue, year)) is not None:
         return intent
     if _LISTING.match(rest):
-        framed = _VERB.sub("", _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:"))
+        unframed = _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:")
+        framed = _VERB.sub("", unframed)
         topic = _TRAILING.sub("", _LEADING.sub("", framed.strip(" ,;:?.!")))
-        if not topic.strip() or topic.strip().lower() in _FILLER_ONLY:
+        held = framed == unframed and _HOLDINGS.fullmatch(topic)  # not "Which papers study the index?"
+        if not topic.strip() or topic.strip().lower() in _FILLER_ONLY or held:
+            if _CATALOGUE.match(rest):  # "list all papers", "Which papers are from ICML 2026?"
+                return Intent("catalogue", "", venue, year)
             return Intent("factoid")  # "Summarize the recent papers": no subject to list
         return Intent("listing", clean_topic(framed), venue, year)
     bare = _ASK.sub("", _TAIL.sub("", rest))

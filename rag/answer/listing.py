@@ -104,3 +104,15 @@ def listing_answer(
     for name, group in group_by_theme(topic, {k: keyed[k] for k in first}, embedder, vectors):
         parts += [f"{name}:", *shown(group)]
     return "\n".join([*parts, *tail])
+
+
+def catalogue_answer(keyed: dict[str, Paper], found: int, where: str = "") -> str:
+    """What the collection holds, for a question on no topic: "57 papers are indexed (the first 30
+    shown; --all or -n N for more, `citeline papers list` for all):", then each paper
+    by name with its citation, in the order they were indexed."""
+    place = f" {where}" if where else ""
+    verb = "is" if found == 1 else "are"
+    head = f"{papers_count(found)} {verb} indexed{place}"
+    if found > len(keyed):
+        head += f" (the first {len(keyed)} shown; --all or -n N for more, `citeline papers list` for all)"
+    return "\n".join([head + ":", *(f"- {paper.display} [{key}]" for key, paper in keyed.items())])

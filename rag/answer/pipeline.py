@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from rag.answer import evidence as ev
 from rag.answer.attribution import Attributed, attribute
@@ -25,7 +26,7 @@ from rag.answer.followup import resolve as resolve_follow_up
 from rag.answer.grounding import invented_figures, invented_names, unmet_claim, unmet_figures
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
-from rag.answer.listing import listing_answer
+from rag.answer.listing import catalogue_answer, listing_answer
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle, read_reply, resolve_kind
@@ -128,7 +129,10 @@ class AnswerChain:
             run.standalone = follow.standalone
         mark = run.lap("rewrite", run.started)
         intent = classify(run.standalone)
-        if intent.is_listing and not (follow and follow.papers):
+        if intent.is_catalogue and not (follow and follow.papers):
+            draft = self.list_collection(run, intent)
+            run.lap("retrieve", mark)
+        elif intent.is_listing and not (follow and follow.papers):
             draft = self.list_papers(run, intent)
             run.lap("retrieve", mark)
         else:
@@ -179,13 +183,11 @@ class AnswerChain:
         terms = subfield_terms(self.llm, topic, self.settings) if self._has_model() else []
         if terms:
             run.timings["terms"] = time.perf_counter() - mark
-        selection = self.retriever.select_topic(topic, venue=intent.venue, year=intent.year, expansions=terms)
-        where = " ".join(str(x) for x in (intent.venue, intent.year) if x)
-        if where and not selection.candidates:
-            selection = self.retriever.select_topic(topic, expansions=terms)
-            where = f"(no indexed paper records {where}, so all are searched)"
-        elif where:
-            where = f"at {where}"
+        selection, where = _in_place(
+            intent,
+            lambda venue, year: self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms),
+            lambda selection: bool(selection.candidates),
+        )
         run.found, run.likely = selection.total, selection.likely
         run.hits = selection.hits[: self.settings.listing_max_papers]
         if not run.hits:
@@ -205,6 +207,23 @@ class AnswerChain:
             tuning=self.settings.answer,
         )
         return _Draft(text, "listing")
+
+    def list_collection(self, run: _AskTrace, intent: Intent) -> _Draft:
+        """The papers themselves, for a question on no topic ("list all papers", "Which papers are
+        from ICML 2026?"): how many there are (at that venue and year) and the first
+        ``listing_max_papers`` by name, in the order they were indexed. No model, no sentence
+        picked: nothing was asked about them."""
+        limit = self.settings.listing_max_papers
+        (run.hits, run.found), where = _in_place(
+            intent,
+            lambda venue, year: self.retriever.catalogue(venue, year, limit),
+            lambda listed: listed[1] > 0,
+            instead="listed",
+        )
+        if not run.hits:
+            return _Draft(self._refusal, "abstained")
+        run.context = assign_keys(run.hits)
+        return _Draft(catalogue_answer(run.context, run.found, where), "listing")
 
     def retrieve(
         self, question: str, standalone: str, k: int | None, mode: str, follow_up: bool
@@ -355,3 +374,24 @@ class AnswerChain:
                 on_token(piece)
 
         return read_reply(self.llm.stream(messages), arrived)
+
+
+_Found = TypeVar("_Found")
+
+
+def _in_place(
+    intent: Intent,
+    run_in: Callable[[str | None, int | None], _Found],
+    found: Callable[[_Found], bool],
+    instead: str = "searched",
+) -> tuple[_Found, str]:
+    """``run_in(venue, year)`` with the venue and year the question names, and the words that say
+    where ("at ICLR 2024"). When no indexed paper records them (a seed list has no venue field),
+    it runs over every paper instead, and the words say so ("so all are ``instead``")."""
+    place = " ".join(str(x) for x in (intent.venue, intent.year) if x)
+    result = run_in(intent.venue, intent.year)
+    if not place:
+        return result, ""
+    if found(result):
+        return result, f"at {place}"
+    return run_in(None, None), f"(no indexed paper records {place}, so all are {instead})"

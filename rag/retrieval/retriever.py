@@ -197,6 +197,19 @@ def ranked_hits(candidates: Iterable[_Candidate], mode: str, rrf_k: int) -> list
     return hits
 
 
+def _in_scope(table: PaperTable, venue: str | None, year: int | None, seen: set[str]) -> list[int]:
+    """Rows of ``table`` with this venue (casefolded) and year, if given, whose paper is not in
+    ``seen`` yet (a paper in two collections counts once); ``seen`` gets them."""
+    keep = [
+        i for i, pid in enumerate(table.ids)
+        if pid not in seen
+        and (venue is None or table.venues[i].casefold() == venue)
+        and (year is None or table.years[i] == year)
+    ]  # fmt: skip
+    seen.update(table.ids[i] for i in keep)
+    return keep
+
+
 class Retriever:
     """Hybrid retrieval over one collection or several; build once per session and reuse.
 
@@ -284,13 +297,7 @@ class Retriever:
             for key, (expansion, count) in table.acronyms.items():
                 if count > acronyms.get(key, ("", 0))[1]:
                     acronyms[key] = (expansion, count)
-            keep = [
-                i for i, pid in enumerate(table.ids)
-                if pid not in seen
-                and (venue is None or table.venues[i].casefold() == venue)
-                and (year is None or table.years[i] == year)
-            ]  # fmt: skip
-            seen.update(table.ids[i] for i in keep)
+            keep = _in_scope(table, venue, year, seen)
             rows += [(part, table.ids[i]) for i in keep]
             if keep:
                 vectors.append(table.vectors[keep])
@@ -320,6 +327,28 @@ class Retriever:
         return TopicSelection(
             hits, core=ranking.core, candidates=len(rows), vectors=vectors, likely=likely or None
         )
+
+    def catalogue(
+        self, venue: str | None = None, year: int | None = None, limit: int = 30
+    ) -> tuple[list[Hit], int]:
+        """The papers of the collections searched, no topic asked (venue/year filters apply, the
+        venue in any case): the first ``limit`` in the order they were indexed, and how many
+        there are."""
+        venue = (venue or self.settings.venue or "").casefold() or None
+        year = year or self.settings.year
+        rows: list[tuple[_Collection, str]] = []
+        seen: set[str] = set()
+        for part, table in zip(self._parts, self._tables(), strict=True):
+            rows += [(part, table.ids[i]) for i in _in_scope(table, venue, year, seen)]
+        shown = rows[:limit]
+        metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in shown])
+        hits = [
+            Hit(paper=paper_from_metadata(meta), score=0.0, text=str(meta.get("abstract", "")),
+                collection=part.store.name)
+            for part, pid in shown
+            if (meta := metas.get((part, first_chunk_id(pid)))) is not None  # not deleted since
+        ]  # fmt: skip
+        return hits, len(rows)
 
     @staticmethod
     def _paper_table(part: _Collection) -> PaperTable:

@@ -25,6 +25,25 @@ def test_a_capped_listing_says_how_many_it_found_and_how_to_see_all(seed_setting
     assert len(everything["citations"]) == 4 and "showing" not in everything["answer"]
 
 
+def test_a_question_for_the_papers_themselves_names_them_in_indexed_order_and_counts_them(seed_settings):
+    listed = json.loads(run(["papers", "list", "--json"], seed_settings).stdout)
+    asked, elsewhere = run_each(
+        [["ask", "Which papers are from ICML 2026?", "-n", "5", "--json", "--no-log"],
+         ["ask", "list all papers from ICLR 2024", "--all", "--json", "--no-log"]],
+        seed_settings,
+    )  # fmt: skip
+    answer = json.loads(asked.stdout)
+    assert answer["mode"] == "listing" and not answer["abstained"] and answer["found"] == len(listed)
+    assert [c["id"] for c in answer["citations"]] == [p["id"] for p in listed[:5]]
+    assert answer["answer"].splitlines()[0] == (
+        f"{len(listed)} papers are indexed at ICML 2026 (the first 5 shown; --all or -n N for more, "
+        "`citeline papers list` for all):"
+    )
+    everything = json.loads(elsewhere.stdout)  # no paper records ICLR 2024: all of them, said so
+    assert len(everything["citations"]) == len(listed)
+    assert "(no indexed paper records ICLR 2024, so all are listed):" in everything["answer"].splitlines()[0]
+
+
 def test_a_venue_no_indexed_paper_records_is_not_applied_and_the_answer_says_so(seed_settings):
     answer = json.loads(run(["ask", "the NeurIPS 2019 work on watermarking", "--json"], seed_settings).stdout)
     assert answer["mode"] == "listing" and answer["found"] == 4

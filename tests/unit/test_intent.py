@@ -37,6 +37,36 @@ def test_other_questions_are_factoids(question):
 
 
 @pytest.mark.parametrize(
+    ("question", "venue", "year"),
+    [
+        ("list all papers", None, None),
+        ("What papers are there?", None, None),
+        ("Which papers do you have?", None, None),
+        ("What papers are in the collection?", None, None),
+        ("Which papers are from ICML 2026?", "ICML", 2026),
+        ("Show me all ICLR 2024 papers", "ICLR", 2024),
+    ],
+)
+def test_a_question_for_the_papers_on_no_topic_asks_for_the_collection(question, venue, year):
+    intent = classify(question)
+    assert intent.is_catalogue and not intent.is_listing
+    assert (intent.topic, intent.venue, intent.year) == ("", venue, year)
+
+
+@pytest.mark.parametrize(
+    ("question", "listing"),
+    [
+        ("Which papers study the index?", True),  # a topic after the verb, however it reads
+        ("What papers use a library?", True),
+        ("Summarize the recent papers", False),  # a summary needs a subject: no catalogue
+    ],
+)
+def test_a_topic_or_a_summary_frame_is_no_catalogue(question, listing):
+    intent = classify(question)
+    assert not intent.is_catalogue and intent.is_listing is listing
+
+
+@pytest.mark.parametrize(
     ("question", "topic", "venue", "year"),
     [
         ("spiking network papers at NeurIPS 2019", "spiking network", "NeurIPS", 2019),
