@@ -29,6 +29,8 @@ _LISTING = re.compile(
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
+# Where the papers are kept, as a question names it: "this list", "the collection", "your index".
+_KEPT_IN = r"(?:this|the|your|my)\s+(?:list|corpus|collection|index|library)"
 # The frame around the topic: removed to leave what the papers must be about.
 _FRAME = re.compile(
     rf"""^\s*(?:
@@ -44,7 +46,8 @@ _FRAME = re.compile(
     (?:(?:is|are|exists?)\s+(?:there\s+)?)?
     (?:(?:say|contribute|report|propose)\s+(?:to|about|on)\s+(?:the\s+)?)?
     (?:that\s+|which\s+)?
-    (?:(?:in|from)\s+(?:this|the)\s+(?:list|corpus|collection)\s+)?
+    (?:(?:do|does)\s+(?:you|it|citeline)\s+(?:have|know|hold|contain)\s+)?
+    (?:(?:in|from)\s+{_KEPT_IN}\s+)?
     (?:(?:on|about|regarding|concerning|related\s+to|dealing\s+with|deal\s+with|deals\s+with|in|for)\b)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -125,8 +128,7 @@ _DETERMINER = re.compile(
 # "were tried".
 _NOTHING_MORE = re.compile(
     r"^(?:(?:are|were|is|was|have\s+been|has\s+been)\s+)?(?:there|exist|available|[a-z]+ed)?"
-    r"(?:\s*(?:here|in\s+(?:this|the)\s+"
-    r"(?:list|corpus|collection)))?\s*[?.!]*\s*$",
+    rf"(?:\s*(?:here|in\s+{_KEPT_IN}))?\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -141,13 +143,14 @@ _ASK = re.compile(r"^\s*(?:list|show|find|name|get|give)\s+(?:me\s+)?", re.IGNOR
 # are asked for (a catalogue), not the papers on "collection".
 _HOLDINGS = re.compile(
     r"(?:(?:are|is)\s+)?(?:(?:do|does)\s+(?:you|it|citeline)\s+(?:have|know|hold|contain)|(?:are\s+)?indexed"
-    r"|here|available|(?:(?:in|from)\s+)?(?:(?:this|the|your|my)\s+)?(?:list|corpus|collection|index|library))"
-    r"(?:\s+(?:here|now))?",
+    rf"|here|available|(?:(?:in|from)\s+)?{_KEPT_IN})(?:\s+(?:here|now))?",
     re.IGNORECASE,
 )
+# ... unless the question said what they are about: "Which papers are about the index?" is a topic.
+_ABOUT = re.compile(r"\b(?:about|regarding|concerning|related\s+to|deal(?:s|ing)?\s+with|on|for)\b", re.I)
 # The frames that ask for papers as such (not "summarize" or "overview", which need a subject).
 _CATALOGUE = re.compile(
-    rf"^\s*(?:(?:which|what)\s+{_PAPERS}|(?:list|name|show|enumerate|give\s+me|get)\b|(?:is|are)\s+there\b)",
+    rf"^\s*(?:(?:which|what)\s+{_PAPERS}|(?:list|name|show|find|enumerate|give\s+me|get)\b|(?:is|are)\s+there\b)",
     re.IGNORECASE,
 )
 # Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
@@ -217,7 +220,9 @@ def classify(question: str) -> Intent:
         unframed = _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:")
         framed = _VERB.sub("", unframed)
         topic = _TRAILING.sub("", _LEADING.sub("", framed.strip(" ,;:?.!")))
-        held = framed == unframed and _HOLDINGS.fullmatch(topic)  # not "Which papers study the index?"
+        # Where the papers are kept, with no verb or preposition saying it is their subject
+        # (not "Which papers study the index?", "… are about the library?"): a catalogue.
+        held = framed == unframed and _HOLDINGS.fullmatch(framed.strip(" ,;:?.!")) and not _ABOUT.search(rest)
         if not topic.strip() or topic.strip().lower() in _FILLER_ONLY or held:
             if _CATALOGUE.match(rest):  # "list all papers", "Which papers are from ICML 2026?"
                 return Intent("catalogue", "", venue, year)
@@ -260,4 +265,8 @@ def _modified(match: re.Match[str], venue: str | None, year: int | None) -> Inte
     if weak and modifier:
         modifier = f"{modifier} {noun}"
     topic = " ".join(part for part in (modifier, added) if part)
-    return Intent("listing", clean_topic(topic), venue, year) if topic else Intent("factoid")
+    if topic:
+        return Intent("listing", clean_topic(topic), venue, year)
+    if _NOTHING_MORE.match(rest) or _HOLDINGS.fullmatch(rest.strip(" ?.!")):
+        return Intent("catalogue", "", venue, year)  # "What recent papers are there?"
+    return Intent("factoid")

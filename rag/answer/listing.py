@@ -110,9 +110,10 @@ def catalogue_answer(keyed: dict[str, Paper], found: int, where: str = "") -> st
     """What the collection holds, for a question on no topic: "57 papers are indexed (the first 30
     shown; --all or -n N for more, `citeline papers list` for all):", then each paper
     by name with its citation, in the order they were indexed."""
-    place = f" {where}" if where else ""
-    verb = "is" if found == 1 else "are"
-    head = f"{papers_count(found)} {verb} indexed{place}"
+    notes = [where.strip("()")] if where.startswith("(") else []  # "(no indexed paper records …)"
+    place = f" {where}" if where and not notes else ""
     if found > len(keyed):
-        head += f" (the first {len(keyed)} shown; --all or -n N for more, `citeline papers list` for all)"
+        notes.append(f"the first {len(keyed)} shown; --all or -n N for more, `citeline papers list` for all")
+    verb = "is" if found == 1 else "are"
+    head = f"{papers_count(found)} {verb} indexed{place}" + (f" ({'; '.join(notes)})" if notes else "")
     return "\n".join([head + ":", *(f"- {paper.display} [{key}]" for key, paper in keyed.items())])

@@ -332,23 +332,25 @@ class Retriever:
         self, venue: str | None = None, year: int | None = None, limit: int = 30
     ) -> tuple[list[Hit], int]:
         """The papers of the collections searched, no topic asked (venue/year filters apply, the
-        venue in any case): the first ``limit`` in the order they were indexed, and how many
-        there are."""
+        venue in any case): the first ``limit`` in the order of their lists (file, then line, as
+        ``papers list``), and how many there are. Reads every paper's metadata to order them
+        (~0.3 s for 2,700 papers here)."""
         venue = (venue or self.settings.venue or "").casefold() or None
         year = year or self.settings.year
-        rows: list[tuple[_Collection, str]] = []
+        rows: list[tuple[float, str, _Collection]] = []
         seen: set[str] = set()
         for part, table in zip(self._parts, self._tables(), strict=True):
-            rows += [(part, table.ids[i]) for i in _in_scope(table, venue, year, seen)]
-        shown = rows[:limit]
-        metas = self._metadata([(0.0, first_chunk_id(pid), part) for part, pid in shown])
+            rows += [(0.0, first_chunk_id(table.ids[i]), part) for i in _in_scope(table, venue, year, seen)]
+        metas = self._metadata(rows)  # a paper deleted since the table was built has none
+        papers = sorted(
+            ((paper_from_metadata(meta), meta, part) for (part, _), meta in metas.items()),
+            key=lambda found: (found[0].source, found[0].line),
+        )
         hits = [
-            Hit(paper=paper_from_metadata(meta), score=0.0, text=str(meta.get("abstract", "")),
-                collection=part.store.name)
-            for part, pid in shown
-            if (meta := metas.get((part, first_chunk_id(pid)))) is not None  # not deleted since
-        ]  # fmt: skip
-        return hits, len(rows)
+            Hit(paper=paper, score=0.0, text=str(meta.get("abstract", "")), collection=part.store.name)
+            for paper, meta, part in papers[:limit]
+        ]
+        return hits, len(papers)
 
     @staticmethod
     def _paper_table(part: _Collection) -> PaperTable:

@@ -125,3 +125,16 @@ def test_library_collections_lists_every_collection_on_the_store_with_its_chunk_
     counts = {c.name: c.chunks for c in contents.collections if c.name.startswith(base)}
     assert counts == {f"{base}-ICML": 2, f"{base}-NeurIPS": 2, f"{base}-all": 4}
     assert contents.location == (split.chroma_url or str(split.index_dir / "chroma"))
+
+
+def test_a_question_for_all_papers_names_them_in_file_order_not_id_order(store_settings, tmp_path):
+    backwards = list(reversed(RECORDS))  # n2, n1, m2, m1: the list's order is not its ids' order
+    settings = store_settings.replace(llm="none", log=False)
+    ingest([_write(tmp_path / "papers.jsonl", backwards)], settings)
+    library = Library(settings)
+    everything = library.ask("list all papers")
+    assert everything.mode == "listing" and everything.found == 4
+    assert [c.paper.id for c in everything.citations] == ["n2", "n1", "m2", "m1"]
+    neurips = library.ask("Which papers are from NeurIPS 2024?")
+    assert neurips.found == 2 and [c.paper.id for c in neurips.citations] == ["n2", "n1"]
+    assert neurips.text.splitlines()[0] == "2 papers are indexed at NeurIPS 2024:"

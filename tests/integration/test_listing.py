@@ -41,7 +41,9 @@ def test_a_question_for_the_papers_themselves_names_them_in_indexed_order_and_co
     )
     everything = json.loads(elsewhere.stdout)  # no paper records ICLR 2024: all of them, said so
     assert len(everything["citations"]) == len(listed)
-    assert "(no indexed paper records ICLR 2024, so all are listed):" in everything["answer"].splitlines()[0]
+    assert everything["answer"].splitlines()[0] == (
+        f"{len(listed)} papers are indexed (no indexed paper records ICLR 2024, so all are listed):"
+    )
 
 
 def test_a_venue_no_indexed_paper_records_is_not_applied_and_the_answer_says_so(seed_settings):

@@ -45,6 +45,9 @@ def test_other_questions_are_factoids(question):
         ("What papers are in the collection?", None, None),
         ("Which papers are from ICML 2026?", "ICML", 2026),
         ("Show me all ICLR 2024 papers", "ICLR", 2024),
+        ("Which papers are in this corpus?", None, None),
+        ("What recent papers are there?", None, None),
+        ("Find all papers", None, None),
     ],
 )
 def test_a_question_for_the_papers_on_no_topic_asks_for_the_collection(question, venue, year):
@@ -58,6 +61,11 @@ def test_a_question_for_the_papers_on_no_topic_asks_for_the_collection(question,
     [
         ("Which papers study the index?", True),  # a topic after the verb, however it reads
         ("What papers use a library?", True),
+        ("Which papers are about the index?", True),  # ... or after a preposition saying so
+        ("List papers regarding the corpus", True),
+        ("Which papers are related to the collection?", True),
+        ("What papers are there on the index?", True),
+        ("List corpus papers", True),
         ("Summarize the recent papers", False),  # a summary needs a subject: no catalogue
     ],
 )
@@ -134,3 +142,7 @@ def test_a_factoid_that_names_a_venue_stays_a_factoid(question):
 )
 def test_methods_of_one_thing_and_a_listing_without_a_subject_are_not_listings(question):
     assert not classify(question).is_listing
+
+
+def test_where_the_papers_are_kept_is_no_part_of_a_topic():
+    assert classify("Which papers do you have on GNNs?").topic == "GNNs"
