@@ -714,6 +714,8 @@ def _serve(args: list[str]) -> NoReturn:
     from rag.ui import query_server
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # A Ctrl-C sent again (redeliver_swallowed) could land on the next client's command here.
+    sys.unraisablehook = sys.__unraisablehook__
     code = query_server.main(args, _run_here, _CLI)
     os._exit(code)  # as a query command ends (_leave): Chroma's files are left as they are on disk
 

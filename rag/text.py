@@ -261,21 +261,24 @@ _SCRIPT_CHANGE = re.compile(r"(?<=[^\x00-\u024f\s])(?=[\x00-\u024f])|(?<=[\x00-\
 def bm25s_module():
     """``import bm25s`` without SciPy, the one way citeline imports it.
 
-    bm25s imports ``scipy.sparse`` when it can (~0.09 s, two thirds of its import) only to offer
-    a SciPy backend for building an index; its NumPy backend builds the same matrix (the same
-    scores and document ids, checked on ICLR 2024) and loading and querying never need SciPy.
-    So SciPy is kept out while bm25s is first imported, and the index is built with
-    ``csc_backend="numpy"`` (``rag.index.lexical``): every query command starts that much sooner."""
+    bm25s 0.3 imports ``scipy.sparse`` when it can (~0.09 s, two thirds of its import) only to
+    offer a SciPy backend for building an index; its default NumPy backend builds the same matrix
+    (the same scores and document ids, checked on ICLR 2024), and loading and querying never need
+    SciPy. So SciPy is kept out while bm25s is first imported: every query command starts that
+    much sooner. A bm25s that cannot be imported without SciPy is imported as it is."""
     import sys
 
     if "bm25s" not in sys.modules and "scipy.sparse" not in sys.modules:
         sys.modules["scipy.sparse"] = None  # type: ignore[assignment]  # its import fails: bm25s goes without
         try:
             import bm25s
+
+            return bm25s
+        except ImportError:
+            sys.modules.pop("bm25s", None)  # half-imported: import it again below, with SciPy
         finally:
             if sys.modules.get("scipy.sparse", 0) is None:
                 del sys.modules["scipy.sparse"]
-        return bm25s
     import bm25s
 
     return bm25s

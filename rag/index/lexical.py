@@ -132,7 +132,7 @@ class LexicalIndex:
         tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
         if not tokens.vocab:
             return None, ids, table  # nothing but stop words and one-letter tokens: no term to match
-        retriever = bm25s.BM25(csc_backend="numpy")  # SciPy's builds the same matrix (bm25s_module)
+        retriever = bm25s.BM25()  # NumPy's build (bm25s 0.3's default; SciPy's gives the same matrix)
         retriever.index(tokens, show_progress=False)
         return retriever, ids, table
 

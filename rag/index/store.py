@@ -94,7 +94,9 @@ def import_chromadb():
     (one in four of a one-shot search's library time). The mark the ``EnforceOverrides``
     metaclass of chromadb relies on (``__override__``) is still set, so chromadb's classes are
     built as before. Only done when chromadb is not loaded yet and ``overrides`` has the two
-    names chromadb imports; otherwise chromadb is imported as it is."""
+    names chromadb imports; otherwise chromadb is imported as it is. The two names stay replaced
+    for the life of the process (chromadb imports some modules later, on first use; no other
+    installed package uses ``overrides``)."""
     import sys
 
     if "chromadb" not in sys.modules:

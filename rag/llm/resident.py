@@ -616,7 +616,7 @@ def _names_this_process(state: Path) -> bool:
         return False
     try:
         with os.fdopen(fd, "rb") as file:
-            return json.loads(file.read(65536)).get("pid") == os.getpid()
+            return json.loads(file.read(STATE_MAX_BYTES)).get("pid") == os.getpid()
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -659,8 +659,9 @@ def llm_start(settings: Settings) -> dict:
     """Start the resident server now, as the next ask would (or find the running one), so a
     session's first answer does not wait for the weights to load; :func:`llm_status` of it, with
     ``started`` saying whether this call started it."""
+    before = set(_STARTED_HERE)  # a library process may have started one for an earlier answer
     state = connect(settings)  # waits for another process starting it, and then uses that one
-    return {**llm_status(settings), "started": state.pid in _STARTED_HERE}
+    return {**llm_status(settings), "started": state.pid in _STARTED_HERE - before}
 
 
 def llm_stop(settings: Settings) -> bool:

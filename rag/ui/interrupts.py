@@ -86,7 +86,11 @@ def redeliver_swallowed(unraisable: sys.UnraisableHookArgs) -> None:
     too), and the command ends with its one line, "interrupted". Anything else Python would print
     is printed as before."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        with contextlib.suppress(RuntimeError):  # no new thread while Python shuts down: it is ending
-            threading.Timer(REDELIVERY_DELAY, os.kill, (os.getpid(), signal.SIGINT)).start()
+        if sys.is_finalizing() or not threading.main_thread().is_alive():
+            return  # the process is ending (exit handlers, teardown): nothing is left to stop
+        timer = threading.Timer(REDELIVERY_DELAY, os.kill, (os.getpid(), signal.SIGINT))
+        timer.daemon = True  # never what keeps a process from exiting
+        with contextlib.suppress(RuntimeError):  # no new thread can be started at all
+            timer.start()
         return
     sys.__unraisablehook__(unraisable)
