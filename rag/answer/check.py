@@ -561,10 +561,12 @@ _OPPOSITES = [
 _ANCHOR_WINDOW = 4
 _NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model"}  # compared as stems: see _context
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to)\b",
+    r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to"
+    r"|lacks?|lacking)\b",
     re.I,
 )
 _WITHOUT = re.compile(r"\bwithout\b", re.I)
+_ASIDE = re.compile(r"\([^()]*\)")
 _COMPARATIVE = re.compile(r"\b(\w+er|more \w+|less \w+|worse|better)\s+than\b", re.I)
 
 
@@ -815,7 +817,9 @@ def _negated(claim: str, sentence: str) -> str:
             continue
         terms = _sequence(plain)
         for match in _NEGATION.finditer(negating):
-            run = _sequence(negating[match.end() : match.end() + 80])[:3]
+            # An aside in parentheses is no part of what is negated: "lack a sense of selfhood
+            # (memory, beliefs, consistency) and initiative" negates "selfhood and initiative".
+            run = _sequence(_ASIDE.sub(" ", negating[match.end() : match.end() + 160]))[:3]
             if len(run) == 3 and any(_same_run(terms[i : i + 3], run) for i in range(len(terms) - 2)):
                 return f"{who} negates what the other states: “{sentence}”"
     return ""

@@ -562,3 +562,18 @@ def test_an_abbreviation_before_a_citation_does_not_end_the_sentence():
     report = _check("InkMark watermarks diffusion models, e.g. [P1] Stable Diffusion, against cropping.")
     (claim,) = report.claims
     assert claim.text.startswith("InkMark") and claim.text.endswith("against cropping.")
+
+
+@pytest.mark.parametrize(
+    ("claim", "turned"),
+    [
+        ("The robot succeeds thanks to its visual feedback loop.", True),
+        ("The robot fails because it lacks a visual feedback loop.", False),  # both say it lacks one
+    ],
+)
+def test_what_the_paper_says_is_lacking_turns_around_a_claim_that_it_is_there(claim, turned):
+    """ "lacks" negates as "not" does, and an aside in parentheses is no part of what it negates."""
+    from rag.answer.check import contradiction
+
+    sentence = "The robot fails on cluttered shelves because it lacks a visual (camera-based) feedback loop."
+    assert ("negates" in contradiction(claim, [sentence])) is turned
