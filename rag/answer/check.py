@@ -562,9 +562,10 @@ _ANCHOR_WINDOW = 4
 _NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model"}  # compared as stems: see _context
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to"
-    r"|lacks?|lacking)\b",
+    r"|(?P<lack>lacks?|lacking))\b",
     re.I,
 )
+_LACK = re.compile(r"\black(?:s|ing|ed)?\b", re.I)
 _WITHOUT = re.compile(r"\bwithout\b", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")
 _COMPARATIVE = re.compile(r"\b(\w+er|more \w+|less \w+|worse|better)\s+than\b", re.I)
@@ -813,10 +814,13 @@ def _negated(claim: str, sentence: str) -> str:
     side states without any negation ("without" counts as one there), the first term possibly a
     verb of the same sense (:data:`_SAME_VERB`: "does not prevent collapse" / "avoids collapse")."""
     for negating, plain, who in ((sentence, claim, "the paper"), (claim, sentence, "the claim")):
-        if _NEGATION.search(plain) or _WITHOUT.search(plain):  # "without the need" negates too
+        negated = (m for m in _NEGATION.finditer(plain) if not m.group("lack"))
+        if any(negated) or _WITHOUT.search(plain):  # "without the need" negates too
             continue
-        terms = _sequence(plain)
+        terms = _sequence(_ASIDE.sub(" ", plain))  # asides are skipped on both sides
         for match in _NEGATION.finditer(negating):
+            if match.group("lack") and _LACK.search(plain):
+                continue  # both say something lacks: "does not lack X" is then read as "not"
             # An aside in parentheses is no part of what is negated: "lack a sense of selfhood
             # (memory, beliefs, consistency) and initiative" negates "selfhood and initiative".
             run = _sequence(_ASIDE.sub(" ", negating[match.end() : match.end() + 160]))[:3]

@@ -569,6 +569,7 @@ def test_an_abbreviation_before_a_citation_does_not_end_the_sentence():
     [
         ("The robot succeeds thanks to its visual feedback loop.", True),
         ("The robot fails because it lacks a visual feedback loop.", False),  # both say it lacks one
+        ("The robot does not lack a visual feedback loop.", True),  # "not" turns "lacks" around
     ],
 )
 def test_what_the_paper_says_is_lacking_turns_around_a_claim_that_it_is_there(claim, turned):
