@@ -107,6 +107,20 @@ class FakeRetriever:
         df = {t: sum(t in d for d in docs) for t in terms}
         return TermWeights.from_counts(terms, df, len(docs), self.settings.retrieval)
 
+    def venues(self) -> list[str]:
+        return sorted({p.venue for p in self.papers.values() if p.venue})
+
+    def years(self) -> list[int]:
+        return sorted({int(p.year) for p in self.papers.values() if p.year})
+
+    def catalogue(self, venue=None, year=None, limit=30):
+        """The fake papers of that venue and year in list order (source, line), as the real one."""
+        kept = [p for p in self.papers.values()
+                if (venue is None or (p.venue or "").casefold() == venue.casefold())
+                and (year is None or p.year == year)]  # fmt: skip
+        kept.sort(key=lambda p: (p.source, p.line))
+        return [Hit(p, 0.0, text=p.abstract) for p in kept[:limit]], len(kept)
+
     def select_topic(self, topic, venue=None, year=None, expansions=()) -> TopicSelection:
         """The real topic selection (:func:`rank_topic`) over the fake papers' vectors and terms."""
         import numpy as np

@@ -44,3 +44,17 @@ class PaperSearch(Protocol):
     ) -> TopicSelection:
         """Every paper on ``topic`` (see :mod:`rag.retrieval.topics`), best first."""
         ...
+
+    def catalogue(
+        self, venue: str | None = None, year: int | None = None, limit: int = 30
+    ) -> tuple[list[Hit], int]:
+        """The first ``limit`` papers in list order (venue/year filters apply), and how many there are."""
+        ...
+
+    def venues(self) -> list[str]:
+        """The venues the papers record."""
+        ...
+
+    def years(self) -> list[int]:
+        """The years the papers record."""
+        ...

@@ -138,3 +138,14 @@ def test_a_question_for_all_papers_names_them_in_file_order_not_id_order(store_s
     neurips = library.ask("Which papers are from NeurIPS 2024?")
     assert neurips.found == 2 and [c.paper.id for c in neurips.citations] == ["n2", "n1"]
     assert neurips.text.splitlines()[0] == "2 papers are indexed at NeurIPS 2024:"
+
+
+def test_a_venue_no_paper_of_the_list_records_is_dropped_and_the_answer_says_so(store_settings, tmp_path):
+    unplaced = [{k: v for k, v in r.items() if k not in ("venue", "year")} for r in RECORDS]
+    settings = store_settings.replace(llm="none", log=False)
+    ingest([_write(tmp_path / "unplaced.jsonl", unplaced)], settings)
+    answer = Library(settings).ask("Which papers are from ICML 2024?")
+    assert answer.found == 4 and not answer.abstained
+    assert answer.text.splitlines()[0] == (
+        "4 papers are indexed (no indexed paper records ICML 2024, so all are listed):"
+    )
