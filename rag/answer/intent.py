@@ -142,10 +142,19 @@ _ASK = re.compile(r"^\s*(?:list|show|find|name|get|give)\s+(?:me\s+)?", re.IGNOR
 # collection?", "Which papers do you have?", "What papers are indexed here?". The papers themselves
 # are asked for (a catalogue), not the papers on "collection".
 _HOLDINGS = re.compile(
-    r"(?:(?:are|is)\s+)?(?:(?:do|does)\s+(?:you|it|citeline)\s+(?:have|know|hold|contain)|(?:are\s+)?indexed"
-    rf"|here|available|(?:(?:in|from)\s+)?{_KEPT_IN})(?:\s+(?:here|now))?",
+    r"(?:(?:are|is|were)\s+)?(?:(?:do|does)\s+(?:you|it|citeline)\s+(?:have|know|hold|contain)"
+    rf"|(?:are\s+)?(?:indexed|listed|included|published)|here|available|(?:(?:in|from)\s+)?{_KEPT_IN})(?:\s+(?:here|now))?",
     re.IGNORECASE,
 )
+# Asked politely or as a count, a catalogue is still a catalogue: "Can you list all papers?",
+# "How many papers are there?", "All ICML 2026 papers, please".
+_POLITE = re.compile(r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
+_PLEASE = re.compile(r"[\s,]*\bplease\b", re.IGNORECASE)
+_HOW_MANY = re.compile(
+    rf"^\s*how\s+many\s+{_PAPERS}\s+(?:(?:are|were)\s+(?:there\b)?|do\s+you\s+have\b)\s*(?P<rest>.*?)[?.!\s]*$",
+    re.IGNORECASE,
+)
+_JUST_PAPERS = re.compile(r"^\s*(?:(?:all|the|every)\s+)*(?:papers|publications)\s*[?.!]*\s*$", re.IGNORECASE)
 # ... unless the question said what they are about: "Which papers are about the index?" is a topic.
 _ABOUT = re.compile(r"\b(?:about|regarding|concerning|related\s+to|deal(?:s|ing)?\s+with|on|for)\b", re.I)
 # The frames that ask for papers as such (not "summarize" or "overview", which need a subject).
@@ -213,6 +222,13 @@ def _where_and_when(question: str) -> tuple[str, str | None, int | None]:
 def classify(question: str) -> Intent:
     """The intent of an English question, with the topic (and venue/year) of a listing question."""
     rest, venue, year = _where_and_when(question)
+    rest = _PLEASE.sub("", _POLITE.sub("", rest)).strip() or rest
+    if _JUST_PAPERS.match(rest):  # "papers", "All ICML 2026 papers" (the venue is taken out)
+        return Intent("catalogue", "", venue, year)
+    if (counted := _HOW_MANY.match(rest)) and (
+        not counted.group("rest") or _HOLDINGS.fullmatch(counted.group("rest"))
+    ):
+        return Intent("catalogue", "", venue, year)  # "How many papers are in the collection?"
     modified = _MODIFIED.match(rest)
     if modified and (intent := _modified(modified, venue, year)) is not None:
         return intent

@@ -48,6 +48,11 @@ def test_other_questions_are_factoids(question):
         ("Which papers are in this corpus?", None, None),
         ("What recent papers are there?", None, None),
         ("Find all papers", None, None),
+        ("How many papers are there?", None, None),
+        ("Can you list all papers?", None, None),
+        ("All ICML 2026 papers, please", "ICML", 2026),
+        ("Which papers were published in ICML 2026?", "ICML", 2026),
+        ("papers", None, None),
     ],
 )
 def test_a_question_for_the_papers_on_no_topic_asks_for_the_collection(question, venue, year):
@@ -66,6 +71,8 @@ def test_a_question_for_the_papers_on_no_topic_asks_for_the_collection(question,
         ("Which papers are related to the collection?", True),
         ("What papers are there on the index?", True),
         ("List corpus papers", True),
+        ("Can you list the papers on watermarking?", True),
+        ("How many papers study GNNs?", False),  # a count of a topic's papers: a factoid, as before
         ("Summarize the recent papers", False),  # a summary needs a subject: no catalogue
     ],
 )
