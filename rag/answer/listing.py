@@ -109,7 +109,7 @@ def listing_answer(
 def catalogue_answer(keyed: dict[str, Paper], found: int, where: str = "") -> str:
     """What the collection holds, for a question on no topic: "57 papers are indexed (the first 30
     shown; --all or -n N for more, `citeline papers list` for all):", then each paper
-    by name with its citation, in the order they were indexed."""
+    by name with its citation, in the order given (their lists' order: file, then line)."""
     notes = [where.strip("()")] if where.startswith("(") else []  # "(no indexed paper records …)"
     place = f" {where}" if where and not notes else ""
     if found > len(keyed):

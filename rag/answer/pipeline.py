@@ -214,8 +214,8 @@ class AnswerChain:
     def list_collection(self, run: _AskTrace, intent: Intent) -> _Draft:
         """The papers themselves, for a question on no topic ("list all papers", "Which papers are
         from ICML 2026?"): how many there are (at that venue and year) and the first
-        ``listing_max_papers`` by name, in the order they were indexed. No model, no sentence
-        picked: nothing was asked about them."""
+        ``listing_max_papers`` by name, in the order of their lists (file, then line). No model,
+        no sentence picked: nothing was asked about them."""
         limit = self.settings.listing_max_papers
         listed, where = _in_place(
             intent,
