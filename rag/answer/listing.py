@@ -50,21 +50,32 @@ def _line(evidence: PaperEvidence) -> str:
 VOCABULARY_ONLY = "Sharing some of its vocabulary"
 
 
+def _head(text: str, *notes: str) -> str:
+    """A listing's first line: ``text``, its notes (those given) in one parenthesis, a colon."""
+    said = "; ".join(note for note in notes if note)
+    return f"{text} ({said}):" if said else f"{text}:"
+
+
 def listing_head(
-    topic: str, shown: int, found: int | None = None, where: str = "", likely: int | None = None
+    topic: str,
+    shown: int,
+    found: int | None = None,
+    where: str = "",
+    likely: int | None = None,
+    note: str = "",
 ) -> str:
     """ "81 papers on graph neural networks at ICLR 2024 (showing 30; --all or -n N shows more):",
     or, when only the first ``likely`` of them are likely on it, "79 papers likely on GNN at ICLR
-    2022, and 119 more that share some of its vocabulary (...):" """
+    2022, and 119 more that share some of its vocabulary (...):"; ``note`` (why the venue was not
+    applied) comes first in the parenthesis."""
     found = shown if found is None else found
     place = f" {where}" if where else ""
     if likely and likely < found:
         head = f"{papers_count(likely)} likely on {topic}{place}, and {share_vocabulary(found - likely)}"
     else:
         head = f"{papers_count(found)} on {topic}{place}"
-    if found > shown:
-        head += f" (showing the {shown} closest; --all or -n N shows more)"
-    return head + ":"
+    more = f"showing the {shown} closest; --all or -n N shows more" if found > shown else ""
+    return _head(head, note, more)
 
 
 def listing_answer(
@@ -77,6 +88,7 @@ def listing_answer(
     where: str = "",
     vectors: dict | None = None,
     likely: int | None = None,
+    note: str = "",
     *,
     tuning: AnswerSettings,
 ) -> str:
@@ -89,7 +101,7 @@ def listing_answer(
     """
     evidence = gather(question, keyed, None, weights, per_paper=5, tuning=tuning)
     lines = {e.key: _line(e) for e in evidence}
-    head = listing_head(topic, len(keyed), found, where, likely)
+    head = listing_head(topic, len(keyed), found, where, likely, note)
     keys = list(keyed)
     first, rest = (keys[:likely], keys[likely:]) if likely else (keys, [])
 
@@ -106,14 +118,16 @@ def listing_answer(
     return "\n".join([*parts, *tail])
 
 
-def catalogue_answer(keyed: dict[str, Paper], found: int, where: str = "") -> str:
-    """What the collection holds, for a question on no topic: "57 papers are indexed (the first 30
-    shown; --all or -n N for more, `citeline papers list` for all):", then each paper
+def catalogue_answer(keyed: dict[str, Paper], found: int, where: str = "", note: str = "") -> str:
+    """What the collection holds, for a question on no topic: "57 papers are indexed at ICML 2026
+    (the first 30 shown; --all or -n N for more, `citeline papers list` for all):", then each paper
     by name with its citation, in the order given (their lists' order: file, then line)."""
-    notes = [where.strip("()")] if where.startswith("(") else []  # "(no indexed paper records …)"
-    place = f" {where}" if where and not notes else ""
-    if found > len(keyed):
-        notes.append(f"the first {len(keyed)} shown; --all or -n N for more, `citeline papers list` for all")
     verb = "is" if found == 1 else "are"
-    head = f"{papers_count(found)} {verb} indexed{place}" + (f" ({'; '.join(notes)})" if notes else "")
-    return "\n".join([head + ":", *(f"- {paper.display} [{key}]" for key, paper in keyed.items())])
+    place = f" {where}" if where else ""
+    more = (
+        f"the first {len(keyed)} shown; --all or -n N for more, `citeline papers list` for all"
+        if found > len(keyed)
+        else ""
+    )
+    head = _head(f"{papers_count(found)} {verb} indexed{place}", note, more)
+    return "\n".join([head, *(f"- {paper.display} [{key}]" for key, paper in keyed.items())])

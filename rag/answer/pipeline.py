@@ -183,14 +183,14 @@ class AnswerChain:
         terms = subfield_terms(self.llm, topic, self.settings) if self._has_model() else []
         if terms:
             run.timings["terms"] = time.perf_counter() - mark
-        selection, where = _in_place(
+        selection, where, note = _in_place(
             intent,
             lambda venue, year: self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms),
             lambda selection: bool(selection.candidates),
             self.retriever,
         )
         if selection is None:
-            return _Draft(where, "abstained")
+            return _Draft(note, "abstained")
         run.found, run.likely = selection.total, selection.likely
         run.hits = selection.hits[: self.settings.listing_max_papers]
         if not run.hits:
@@ -206,6 +206,7 @@ class AnswerChain:
             found=run.found,
             likely=run.likely,
             where=where,
+            note=note,
             vectors=selection.vectors,
             tuning=self.settings.answer,
         )
@@ -217,7 +218,7 @@ class AnswerChain:
         ``listing_max_papers`` by name, in the order of their lists (file, then line). No model,
         no sentence picked: nothing was asked about them."""
         limit = self.settings.listing_max_papers
-        listed, where = _in_place(
+        listed, where, note = _in_place(
             intent,
             lambda venue, year: self.retriever.catalogue(venue, year, limit),
             lambda listed: listed[1] > 0,
@@ -225,12 +226,12 @@ class AnswerChain:
             instead="listed",
         )
         if listed is None:
-            return _Draft(where, "abstained")
+            return _Draft(note, "abstained")
         run.hits, run.found = listed
         if not run.hits:
             return _Draft(self._refusal, "abstained")
         run.context = assign_keys(run.hits)
-        return _Draft(catalogue_answer(run.context, run.found, where), "listing")
+        return _Draft(catalogue_answer(run.context, run.found, where, note), "listing")
 
     def retrieve(
         self, question: str, standalone: str, k: int | None, mode: str, follow_up: bool
@@ -392,22 +393,23 @@ def _in_place(
     found: Callable[[_Found], bool],
     retriever: PaperSearch,
     instead: str = "searched",
-) -> tuple[_Found | None, str]:
-    """``run_in(venue, year)`` with the venue and year the question names, and the words that say
-    where ("at ICLR 2024", "from 2024"). When no indexed paper records a venue or a year at all (a
-    seed list has no venue field), it runs over every paper instead, and the words say so ("so
-    all are ``instead``"). When papers record them but none matches ("ICML 2025" in an ICML 2026
-    list), there is nothing to run: None, and the words say what the papers are from."""
+) -> tuple[_Found | None, str, str]:
+    """``run_in(venue, year)`` with the venue and year the question names; with it, where the
+    answer says it looked ("at ICLR 2024", "from 2024") and a note. When no indexed paper records
+    a venue or a year at all (a seed list has no venue field), it runs over every paper instead
+    and the note says so ("…, so all are ``instead``"). When papers record them but none matches
+    ("ICML 2025" in an ICML 2026 list), there is nothing to run: None, and the note is the answer,
+    saying what the papers are from."""
     place = " ".join(str(x) for x in (intent.venue, intent.year) if x)
     result = run_in(intent.venue, intent.year)
     if not place:
-        return result, ""
+        return result, "", ""
     if found(result):
-        return result, f"at {place}" if intent.venue else f"from {place}"
+        return result, f"at {place}" if intent.venue else f"from {place}", ""
     venues, years = retriever.venues(), retriever.years()
     if (intent.venue and venues) or (intent.year and years):
         held = ", ".join(venues[:6]) + (", …" if len(venues) > 6 else "")
         span = f"{years[0]}–{years[-1]}" if len(years) > 1 else "".join(map(str, years))
         held = f"{held} ({span})" if held and span else held or span
-        return None, f"No indexed paper is from {place}; the papers here are from {held}."
-    return run_in(None, None), f"(no indexed paper records {place}, so all are {instead})"
+        return None, "", f"No indexed paper is from {place}; the papers here are from {held}."
+    return run_in(None, None), "", f"no indexed paper records {place}, so all are {instead}"
