@@ -629,11 +629,14 @@ def main() -> None:
     sys.stdout = _Stdout(sys.stdout)  # type: ignore[assignment]
     try:
         from rag.ui import query_server  # the standard library only
-        from rag.ui.interrupts import redeliver_swallowed
 
-        sys.unraisablehook = redeliver_swallowed  # a Ctrl-C dropped in a finalizer stops the command
         if sys.argv[1:2] == [query_server.SERVER_FLAG]:
             _serve(sys.argv[2:])
+        from rag.ui.interrupts import redeliver_swallowed
+
+        # A Ctrl-C dropped in a finalizer stops the command. Not in the warm process (above):
+        # there it could land on the next client's command.
+        sys.unraisablehook = redeliver_swallowed
         code = _forwarded(sys.argv[1:])
         if code is not None:
             _Run.read_only, _Run.settings = True, None
@@ -714,8 +717,6 @@ def _serve(args: list[str]) -> NoReturn:
     from rag.ui import query_server
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    # A Ctrl-C sent again (redeliver_swallowed) could land on the next client's command here.
-    sys.unraisablehook = sys.__unraisablehook__
     code = query_server.main(args, _run_here, _CLI)
     os._exit(code)  # as a query command ends (_leave): Chroma's files are left as they are on disk
 

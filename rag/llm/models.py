@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from rag.errors import BackendUnavailable, CitelineError, NotFound
 from rag.files import is_regular
@@ -84,6 +84,23 @@ def left_behind(path: Path) -> bool:
     return pid.isdigit() and not Path(f"/proc/{pid}").exists() and is_regular(path)
 
 
+@contextmanager
+def _sigint_handled_by(handler: Any) -> Iterator[None]:
+    """SIGINT goes to ``handler`` inside the block, then to the handler before. Signals reach
+    only the main thread, so elsewhere nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def stop_process(process: subprocess.Popen, timeout: float = 10.0) -> None:
     """Stop a server (or watchdog) this process started: SIGTERM, SIGKILL after ``timeout``
     seconds, and reap it; a Ctrl-C meanwhile does not cut this short (it would leave ~1 GB
@@ -91,11 +108,8 @@ def stop_process(process: subprocess.Popen, timeout: float = 10.0) -> None:
     proves it ours first."""
     import signal
     import subprocess
-    import threading
 
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
+    with _sigint_handled_by(signal.SIG_IGN):
         if process.poll() is None:
             process.terminate()
         try:
@@ -103,9 +117,6 @@ def stop_process(process: subprocess.Popen, timeout: float = 10.0) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
@@ -115,20 +126,14 @@ def interrupt_held() -> Iterator[None]:
     Around ``process = subprocess.Popen(...)``: a KeyboardInterrupt raised inside ``Popen`` after
     the fork (it waits there for the child's exec) loses the only handle on a child that is
     already running, so the caller's clean-up cannot stop it: ~1 GB of llama.cpp server left
-    behind. Held, the Ctrl-C arrives once the handle is assigned. Signals reach only the main
-    thread, so elsewhere this does nothing."""
+    behind. Held, the Ctrl-C arrives once the handle is assigned."""
     import signal
-    import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
     try:
-        yield
+        with _sigint_handled_by(lambda signum, _frame: caught.append(signum)):
+            yield
     finally:
-        signal.signal(signal.SIGINT, previous)
         if caught:
             signal.raise_signal(signal.SIGINT)  # now, to the handler that was there before
 
