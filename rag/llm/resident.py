@@ -159,9 +159,13 @@ def _encodable(text: str) -> bool:
 
 def read_state_file(settings: Settings) -> StateRead:
     """The state file, trusted only when it is a regular file of ours that nobody else can write."""
-    path = _state_file(settings)
     if _directory(settings).is_symlink():
         return StateRead(None, f"is in {_directory(settings)}, a symbolic link")
+    return _read_state_at(_state_file(settings))
+
+
+def _read_state_at(path: Path) -> StateRead:
+    """:func:`read_state_file` of the file at ``path`` (the watchdog knows only the path)."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -176,14 +180,15 @@ def read_state_file(settings: Settings) -> StateRead:
         return StateRead(None, "belongs to another user")
     if info.st_mode & 0o022:
         return StateRead(None, "is writable by other users")
+    fd = open_regular(path, os.O_RDONLY)  # swapped for a FIFO since the lstat: no hang on it
+    if fd is None:
+        return StateRead(None, "is not a regular file")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        try:
-            raw = os.read(fd, STATE_MAX_BYTES + 1)
-        finally:
-            os.close(fd)
+        raw = os.read(fd, STATE_MAX_BYTES + 1)
     except OSError as exc:
         return StateRead(None, f"cannot be read ({exc.strerror})")
+    finally:
+        os.close(fd)
     if len(raw) > STATE_MAX_BYTES:
         return StateRead(None, "is too large")
     try:
@@ -609,16 +614,10 @@ def _starter() -> int:
 
 
 def _names_this_process(state: Path) -> bool:
-    """The state file (a regular file, never followed through a link or read from a FIFO) names
-    this process as the watchdog."""
-    fd = open_regular(state, os.O_RDONLY)
-    if fd is None:
-        return False
-    try:
-        with os.fdopen(fd, "rb") as file:
-            return json.loads(file.read(STATE_MAX_BYTES)).get("pid") == os.getpid()
-    except (OSError, ValueError, AttributeError):
-        return False
+    """The state file, read as every process reads it (:func:`_read_state_at`), names this
+    process as the watchdog."""
+    recorded = _read_state_at(state).state
+    return recorded is not None and recorded.pid == os.getpid()
 
 
 if __name__ == "__main__":
