@@ -560,12 +560,13 @@ _OPPOSITES = [
 # sentence share one, so "far less predictable" is no answer to "16x more compute".
 _ANCHOR_WINDOW = 4
 _NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model"}  # compared as stems: see _context
+_LACK_WORD = r"lack(?:s|ing|ed)?"
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to"
-    r"|(?P<lack>lacks?|lacking))\b",
+    rf"|(?P<lack>{_LACK_WORD}))\b",
     re.I,
 )
-_LACK = re.compile(r"\black(?:s|ing|ed)?\b", re.I)
+_LACK = re.compile(rf"\b{_LACK_WORD}\b", re.I)
 _WITHOUT = re.compile(r"\bwithout\b", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")
 _COMPARATIVE = re.compile(r"\b(\w+er|more \w+|less \w+|worse|better)\s+than\b", re.I)
