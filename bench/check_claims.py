@@ -254,9 +254,12 @@ def tldr_alarms(corpora: Path) -> dict[str, Any]:
 
     from rag.answer.check import SUPPORTED, judge
     from rag.records import Paper
+    from rag.retrieval import relevance
     from rag.retrieval.relevance import TermWeights, paper_terms
     from rag.settings import Settings
-    from rag.text import lexical_terms
+    from rag.text import lexical_sequence, lexical_terms
+
+    phrases = getattr(relevance, "Phrases", None)  # a baseline before the swapped-term test has none
 
     settings = Settings()
     total = turned = flagged = 0
@@ -277,12 +280,15 @@ def tldr_alarms(corpora: Path) -> dict[str, Any]:
         df: collections.Counter[str] = collections.Counter()
         for paper in papers:
             df.update(paper_terms(paper))
+        texts = (f"{p.title} {p.label} {p.abstract}" for p in papers)
+        counted = phrases.from_sequences(lexical_sequence(t) for t in texts) if phrases else None
         for record, paper in zip(records, papers, strict=True):
             claim = (record.get("tldr") or "").strip()
             if not claim or not paper.abstract:
                 continue
             weights = TermWeights.from_counts(lexical_terms(claim), df, len(papers), settings.retrieval)
-            judged = judge(claim, paper, weights, settings.answer, closest=True)
+            extra = {"phrases": lambda counted=counted: counted} if counted is not None else {}
+            judged = judge(claim, paper, weights, settings.answer, closest=True, **extra)
             total += 1
             turned += bool(judged.contradiction)
             flagged += judged.verdict != SUPPORTED

@@ -300,14 +300,27 @@ def stems_of(words: frozenset[str]) -> frozenset[str]:
     return frozenset(stem_terms(" ".join(sorted(words)), frozenset()))
 
 
+def _content_words(text: str) -> list[str]:
+    """The words BM25 indexes, lower-cased, minus stop words, in order."""
+    stop = _index_stopwords()
+    text = _SCRIPT_CHANGE.sub(" ", plain_text(text))  # "AdaSCALE在近OOD上" is three words, not one
+    return [w for w in (m.lower() for m in _LEXICAL_TOKEN.findall(text)) if w not in stop]
+
+
 def lexical_sequence(text: str) -> list[str]:
     """Stemmed content terms exactly as the BM25 index tokenizes text (so their document
     frequencies can be looked up), minus stop words, in order: phrases stay adjacent."""
-    stop = _index_stopwords()
-    text = _SCRIPT_CHANGE.sub(" ", plain_text(text))  # "AdaSCALE在近OOD上" is three words, not one
-    words = [w for w in (m.lower() for m in _LEXICAL_TOKEN.findall(text)) if w not in stop]
+    words = _content_words(text)
     stem = stemmer()
     return stem.stemWords(words) if stem else words
+
+
+def lexical_words(text: str) -> list[tuple[str, str]]:
+    """(word, stem) for each term of :func:`lexical_sequence`: a phrase found by its stems
+    ("imit learn") is shown to a reader as it was written ("imitation learning")."""
+    words = _content_words(text)
+    stem = stemmer()
+    return list(zip(words, stem.stemWords(words) if stem else words, strict=True))
 
 
 def stem_written(term: str, written: set[str]) -> bool:

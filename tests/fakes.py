@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from rag.records import Hit, Paper
-from rag.retrieval.relevance import TermWeights
+from rag.retrieval.relevance import Phrases, TermWeights
 from rag.retrieval.topics import TopicSelection, rank_topic
 from rag.settings import Settings
 from rag.text import STOP_WORDS, checked_query, lexical_sequence, lexical_terms, stem_terms
@@ -106,6 +106,11 @@ class FakeRetriever:
         docs = [set(lexical_terms(f"{p.title} {p.abstract}")) for p in self.papers.values()]
         df = {t: sum(t in d for d in docs) for t in terms}
         return TermWeights.from_counts(terms, df, len(docs), self.settings.retrieval)
+
+    def phrases(self) -> Phrases:
+        """Word and word-pair counts over the fake papers, as the real one counts its paper table."""
+        texts = (f"{p.title} {p.label} {p.abstract}" for p in self.papers.values())
+        return Phrases.from_sequences(lexical_sequence(text) for text in texts)
 
     def venues(self) -> list[str]:
         return sorted({p.venue for p in self.papers.values() if p.venue})

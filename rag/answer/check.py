@@ -19,6 +19,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,7 @@ from rag.text import (
     has_name,
     lexical_sequence,
     lexical_terms,
+    lexical_words,
     names_written,
     normalized,
     numbers_in,
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
     from rag.llm.client import LLMHandle
     from rag.records import Paper
     from rag.retrieval import PaperSearch
-    from rag.retrieval.relevance import TermWeights
+    from rag.retrieval.relevance import Phrases, TermWeights
     from rag.settings import AnswerSettings
 
 MAX_DRAFT_BYTES = 20 * 1024 * 1024  # a 200-page .tex is ~1 MB; anything far larger is not a draft
@@ -613,11 +615,18 @@ class Judgement:
 
 
 def judge(
-    claim: str, paper: Paper, weights: TermWeights, tuning: AnswerSettings, closest: bool = False
+    claim: str,
+    paper: Paper,
+    weights: TermWeights,
+    tuning: AnswerSettings,
+    closest: bool = False,
+    phrases: Callable[[], Phrases] | None = None,
 ) -> Judgement:
     """The claim against the paper's title, label and abstract: IDF-weighted term coverage (as
     retrieval judges relevance), every number and coined name present, no finding turned around,
-    and the closest sentence as evidence; ``tuning`` (``settings.answer``) holds the thresholds."""
+    no term of the field swapped for another (when ``phrases`` gives the collection's counts: see
+    :func:`swapped_term`), and the closest sentence as evidence; ``tuning`` (``settings.answer``)
+    holds the thresholds."""
     read = _read(paper)
     claim = plain_text(claim)
     terms = lexical_terms(claim)
@@ -628,7 +637,7 @@ def judge(
     missing += _unsaid(claim, names, paper, read.terms)
     order = sorted(range(len(read.sentences)), key=lambda i: -coverage(terms, read.words[i], weights))
     ranked = [read.sentences[i] for i in order]
-    turned = contradiction(claim, ranked)
+    turned = contradiction(claim, ranked) or (swapped_term(claim, read, phrases) if phrases else "")
     return Judgement(
         paper, share, missing, ranked[0], turned, closest, ranked, tuning.check_support, tuning.check_partial
     )
@@ -644,6 +653,7 @@ class _Read:
     stated: frozenset[str]  # the numbers they state, and the year
     sentences: tuple[str, ...]  # the abstract's sentences
     words: tuple[frozenset[str], ...]  # each sentence's lexical terms
+    pairs: frozenset[tuple[str, str]]  # adjacent lexical terms of the text
 
 
 @functools.lru_cache(maxsize=1024)
@@ -657,6 +667,7 @@ def _read(paper: Paper) -> _Read:
         frozenset(stated),
         sentences,
         tuple(frozenset(_sequence(s)) for s in sentences),
+        frozenset(pairwise(_sequence(text))),
     )
 
 
@@ -857,6 +868,60 @@ def _swapped(claim: str, sentence: str) -> bool:
     crossed = len(before_a & after_b) + len(after_a & before_b)
     straight = len(before_a & before_b) + len(after_a & after_b)
     return crossed > straight
+
+
+# Words that make no term: function words the index keeps ("against adversarial", "other tasks"),
+# and, as a term's first word, the words every abstract uses ("model", "proposed").
+_FUNCTION = STOP_WORDS | frozenset(
+    "against toward towards among upon onto despite beyond rather same other".split()
+)
+_NO_FIRST = _FUNCTION | RESEARCH_FILLER | {"model"}
+
+
+def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str:
+    """The claim names one of the field's terms where its paper writes another with the same head
+    ("imitation learning" for the paper's "reinforcement learning", a method swapped), or "".
+
+    Both pairs must be terms of the collection (:class:`rag.retrieval.relevance.Phrases`: written
+    by two papers or more, their first word mostly there and specific), the claim's first word
+    absent from the paper in any form, the paper's absent from the claim. Two words that met ("craft
+    training environments" for "generate training environments") are no term, so a paraphrase
+    passes: of 1,465 authors' TL;DRs checked against their own papers, one was flagged ("an
+    alternative to transfer learning", where its paper writes "incremental learning"). A coined
+    name is left to the name check. ``phrases`` is called only when a pair could be swapped
+    (counting a conference's pairs takes a moment)."""
+    said = lexical_words(claim)
+    stems = {stem for _, stem in said}
+    no_first, no_head = stems_of(_NO_FIRST), stems_of(_FUNCTION)
+    named = {t for name in coined_names(claim) for t in lexical_terms(name)}
+    theirs: dict[str, list[str]] = {}
+    for first, head in sorted(read.pairs):
+        if first not in stems and first not in no_first and len(first) > 2 and head not in no_head:
+            theirs.setdefault(head, []).append(first)
+    counts: Phrases | None = None
+    for (word, first), (head_word, head) in pairwise(said):
+        if head not in theirs or first in no_first or first in named or len(first) < 3:
+            continue
+        if stem_written(first, read.terms):
+            continue
+        if counts is None:
+            counts = phrases()
+        if not counts.is_term(first, head):
+            continue
+        for other in theirs[head]:
+            if other[:4] != first[:4] and counts.is_term(other, head):  # not "defend"/"defense"
+                return _swap_reason(read, (other, head), f"{word} {head_word}")
+    return ""
+
+
+def _swap_reason(read: _Read, pair: tuple[str, str], mine: str) -> str:
+    """ "the paper says X, the claim Y: “sentence”", with X as the paper writes it."""
+    for sentence in (*read.sentences, read.text):
+        written = lexical_words(sentence)
+        for (a, first), (b, head) in pairwise(written):
+            if (first, head) == pair:
+                return f"the paper says {a} {b}, the claim {mine}: “{sentence}”"
+    return f"the paper says {' '.join(pair)}, the claim {mine}"
 
 
 @dataclass
@@ -1160,9 +1225,14 @@ class Checker:
             return
         weights, hits = self._searched(claim.text, SUGGESTIONS + len(cited))
         closest = hits[0].paper.id if hits else None
-        judged = [judge(claim.text, p, weights, self.tuning, closest=p.id == closest) for p in papers]
+        phrases = self.retriever.phrases
+
+        def judged_on(paper: Paper, best_match: bool = False) -> Judgement:
+            return judge(claim.text, paper, weights, self.tuning, closest=best_match, phrases=phrases)
+
+        judged = [judged_on(p, best_match=p.id == closest) for p in papers]
         best = max(judged, key=lambda j: (VERDICTS.index(j.verdict), j.coverage))  # any cited paper
-        others = [judge(claim.text, h.paper, weights, self.tuning) for h in hits if h.paper.id not in cited]
+        others = [judged_on(h.paper) for h in hits if h.paper.id not in cited]
         rival = max((o for o in others if o.verdict == SUPPORTED), key=lambda o: o.coverage, default=None)
         claim.verdict, claim.missing, claim.reason = best.verdict, best.missing, best.reason
         margin = self.tuning.check_better_margin

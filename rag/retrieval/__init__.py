@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from rag.index.embeddings import Embedder
     from rag.records import Hit, Paper
-    from rag.retrieval.relevance import TermWeights
+    from rag.retrieval.relevance import Phrases, TermWeights
     from rag.retrieval.topics import TopicSelection
 
 MODES = ("hybrid", "dense", "bm25")
@@ -38,6 +38,10 @@ class PaperSearch(Protocol):
     def paper(self, paper_id: str) -> Paper | None: ...
 
     def term_weights(self, terms: list[str]) -> TermWeights: ...
+
+    def phrases(self) -> Phrases:
+        """Word and word-pair counts over the papers: which two words are a term of the field."""
+        ...
 
     def select_topic(
         self, topic: str, venue: str | None = None, year: int | None = None, expansions: Sequence[str] = ()

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from rag.text import coined_names, has_name, lexical_sequence, lexical_terms
@@ -53,6 +55,44 @@ class TermWeights:
         limit = min(tuning.rare_term_max, max(2, round(tuning.rare_term_share * total)))
         rare = frozenset(t for t in weights if 0 < df.get(t, 0) <= limit)
         return cls(weights, rare, frozenset(t for t in weights if not df.get(t, 0)))
+
+
+@dataclass(frozen=True)
+class Phrases:
+    """How many papers of a collection use each word and each pair of adjacent words (stemmed
+    title, label and abstract): which two words are one of the field's terms ("imitation
+    learning", "LoRA modules") rather than two words that met ("trained by").
+
+    A pair is a term when at least ``least`` papers write it and at least ``bound`` of the papers
+    using its first word use it there: "imitation" mostly comes before "learning", "craft" before
+    anything. Its first word must also be specific, in at most ``specific`` of the papers: "deep
+    learning" is no method a claim could swap.
+    """
+
+    papers: int
+    words: Counter[str]
+    pairs: Counter[tuple[str, str]]
+    least: int = 2
+    bound: float = 0.3
+    specific: float = 0.1
+
+    @classmethod
+    def from_sequences(cls, sequences: Iterable[Sequence[str]]) -> Phrases:
+        """Counts over papers given as their stemmed terms in order (a paper table's ``terms``)."""
+        words: Counter[str] = Counter()
+        pairs: Counter[tuple[str, str]] = Counter()
+        papers = 0
+        for terms in sequences:
+            papers += 1
+            words.update(set(terms))
+            pairs.update(set(pairwise(terms)))
+        return cls(papers, words, pairs)
+
+    def is_term(self, first: str, head: str) -> bool:
+        """``first head`` is one of the collection's two-word terms (see the class)."""
+        together, alone = self.pairs[(first, head)], self.words[first]
+        specific = alone <= self.specific * self.papers
+        return together >= self.least and together >= self.bound * alone and specific
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from rag.index.metadata import first_chunk_id, paper_from_metadata
 from rag.index.store import Store, find_paper, open_stores
 from rag.records import Hit, Paper
 from rag.retrieval import MODES
-from rag.retrieval.relevance import TermWeights, judge, with_coined
+from rag.retrieval.relevance import Phrases, TermWeights, judge, with_coined
 from rag.retrieval.topics import TopicSelection, rank_topic
 from rag.settings import RetrievalSettings, Settings
 from rag.text import checked_query, lexical_terms
@@ -231,6 +231,7 @@ class Retriever:
         self._parts = [_Collection(store, index) for store, index in zip(stores, lexical, strict=True)]
         self._venues: list[str] | None = None
         self._years: list[int] | None = None
+        self._phrases: Phrases | None = None
 
     @property
     def collections(self) -> list[str]:
@@ -267,6 +268,13 @@ class Retriever:
         records it. Chroma matches metadata exactly, so a filter asks for these spellings."""
         wanted = venue.strip().casefold()
         return [v for v in self.venues() if v.casefold() == wanted]
+
+    def phrases(self) -> Phrases:
+        """Word and word-pair counts over the papers searched (built once, on first need): which
+        two words are a term of the field, for ``check``'s swapped-method test."""
+        if self._phrases is None:
+            self._phrases = Phrases.from_sequences(t for table in self._tables() for t in table.terms)
+        return self._phrases
 
     def term_weights(self, terms: list[str]) -> TermWeights:
         """IDF of each term over all the collections searched (chunk counts add up)."""

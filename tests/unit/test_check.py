@@ -578,3 +578,67 @@ def test_what_the_paper_says_is_lacking_turns_around_a_claim_that_it_is_there(cl
 
     sentence = "The robot fails on cluttered shelves because it lacks a visual (camera-based) feedback loop."
     assert ("negates" in contradiction(claim, [sentence])) is turned
+
+
+def _field(cited):
+    """``cited`` among papers that make "imitation learning" and "reinforcement learning" two of
+    the field's terms (each written by several papers, its first word mostly there), and thirty
+    papers on other things, so neither first word is common."""
+    terms = [
+        paper(f"T{i}", f"Agents learn from {kind} learning with {what}.", title=f"{kind.title()} study {i}")
+        for i, (kind, what) in enumerate(
+            [("imitation", "demonstrations"), ("imitation", "expert data"), ("reinforcement", "rewards"),
+             ("reinforcement", "sparse rewards")]
+        )
+    ]  # fmt: skip
+    others = [
+        paper(f"O{i}", f"Topic {i}: image classifiers and their calibration on benchmark {i}.")
+        for i in range(30)
+    ]
+    return [cited, *terms, *others]
+
+
+ENVGEN = paper(
+    "P9",
+    "We prompt a language model to generate training environments, and small agents trained by "
+    "reinforcement learning in them practise the skills they are weak at.",
+    title="EnvMaker: environments from language models",
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "swapped"),
+    [
+        ("EnvMaker agents trained by imitation learning practise skills they are weak at [P9].", True),
+        # Two words that met are no term: a verb in other words is a paraphrase, not a swap.
+        (
+            "A language model crafts training environments where small agents practise weak skills [P9].",
+            False,
+        ),
+        # The paper's own term, and a word no other paper pairs with "learning", swap nothing.
+        (
+            "EnvMaker agents trained by reinforcement learning practise the skills they are weak at [P9].",
+            False,
+        ),
+        ("EnvMaker agents trained by curious learning practise skills they are weak at [P9].", False),
+    ],
+)
+def test_a_term_of_the_field_swapped_for_the_papers_own_is_not_supported(claim, swapped):
+    papers = _field(ENVGEN)
+    (judged,) = Checker(FakeRetriever(papers), lambda: papers, AnswerSettings()).check(claim, "md").claims
+    said = "the paper says reinforcement learning, the claim imitation learning"
+    assert (said in judged.reason) == swapped
+    if swapped:
+        assert judged.verdict == NOT_SUPPORTED and "practise the skills" in judged.reason
+
+
+def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_and_specific():
+    from rag.retrieval.relevance import Phrases
+
+    seqs = [["imit", "learn"], ["imit", "learn", "agent"], ["deep", "learn"], ["deep", "net"]] + [
+        ["deep"]
+    ] * 4
+    counted = Phrases.from_sequences(seqs + [["other"]] * 12)
+    assert counted.is_term("imit", "learn")
+    assert not counted.is_term("learn", "agent")  # written once
+    assert not counted.is_term("deep", "learn")  # "deep" is in a third of the papers, mostly elsewhere
