@@ -59,6 +59,9 @@ Collection = Annotated[
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+# The top of `listing_max_papers`' range (rag/settings.py, not imported here: --help stays light);
+# `ask --all` asks for it. A test checks that the two agree.
+MOST_PAPERS = 100_000
 TopK = Annotated[
     int | None,
     typer.Option("-k", min=1, max=200, help="Papers to retrieve, 1-200. Default: CITELINE_TOP_K, else 4."),
@@ -242,7 +245,7 @@ def ask(
             "--max-listed",
             "-n",
             min=1,
-            max=1000,
+            max=MOST_PAPERS,
             help="A listing question: list at most N papers (CITELINE_LISTING_MAX_PAPERS, 30).",
         ),
     ] = None,
@@ -263,7 +266,7 @@ def ask(
         venue=venue,
         year=year,
         log=False if no_log else None,
-        listing_max_papers=1000 if list_all else listed,
+        listing_max_papers=MOST_PAPERS if list_all else listed,
     )
     library = _library(_settings(config, **overrides))
     if cid:
@@ -288,7 +291,7 @@ def ask(
 def summarize(
     topic: str,
     max_papers: Annotated[
-        int, typer.Option("--max-papers", min=1, max=1000, help="Most papers to cover.")
+        int, typer.Option("--max-papers", min=1, max=MOST_PAPERS, help="Most papers to cover.")
     ] = 30,
     fmt: Annotated[str, typer.Option("--format", help="md or json.")] = "md",
     out: Annotated[Path | None, typer.Option("--out", help="Write the summary to this file.")] = None,

@@ -131,13 +131,15 @@ class Library:
         on_token: Callable[[str], None] | None = None,
         conversation: str | None = None,
         kind: str = "ask",
+        max_papers: int | None = None,
     ) -> Answer:
         """A cited answer; ``history`` makes it a follow-up, ``on_token`` streams it.
 
         The answer is logged (``kind`` ask or chat, in ``conversation``, a new one if None) unless
-        the settings turn the log off.
+        the settings turn the log off. ``max_papers``: most papers a listing answer shows
+        (default: ``settings.listing_max_papers``).
         """
-        answer = self.chain.ask(question, history, k=k, mode=mode, on_token=on_token)
+        answer = self.chain.ask(question, history, k=k, mode=mode, on_token=on_token, max_papers=max_papers)
         if self.settings.log:
             from rag.log.store import new_conversation
 

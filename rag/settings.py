@@ -375,7 +375,7 @@ class AnswerSettings(_Group):
         "most papers a listing answer shows (it says how many the topic holds; `ask --all` / `-n N` "
         "override it)",
         low=1,
-        high=1000,
+        high=100_000,  # `--all` asks for this many: more papers than any conference has
     )
     listing_group_above: int = setting(
         8, "a listing of more papers than this is grouped into themes", low=0, high=1000

@@ -55,7 +55,8 @@ class _AskTrace:
     context: dict[str, Paper] = field(default_factory=dict)
     evidence: list[ev.PaperEvidence] = field(default_factory=list)
     prompt_tokens: int = 0
-    found: int | None = None  # papers a listing selected (it shows at most listing_max_papers)
+    shown: int = 30  # most papers a listing shows (listing_max_papers, or the caller's limit)
+    found: int | None = None  # papers a listing selected (it shows at most ``shown``)
     likely: int | None = None  # of those, how many are likely on the topic (the first ones)
 
     def lap(self, name: str, since: float) -> float:
@@ -118,10 +119,13 @@ class AnswerChain:
         k: int | None = None,
         mode: str = "hybrid",
         on_token: OnToken | None = None,
+        max_papers: int | None = None,
     ) -> Answer:
-        """Answer ``question`` (a follow-up when ``history`` is given), streaming to ``on_token``."""
+        """Answer ``question`` (a follow-up when ``history`` is given), streaming to ``on_token``.
+        ``max_papers``: most papers a listing shows (default ``listing_max_papers``), for a caller
+        that serves many questions with one settings object (the MCP server)."""
         question = checked_query(question)
-        run = _AskTrace(question)
+        run = _AskTrace(question, shown=max_papers or self.settings.listing_max_papers)
         run.standalone = self.standalone_question(question, history)
         # Without a model to rewrite it, a follow-up is resolved by rule (rag/answer/followup.py).
         follow = None if self._has_model() else resolve_follow_up(question, history)
@@ -192,7 +196,7 @@ class AnswerChain:
         if selection is None:
             return _Draft(note, "abstained")
         run.found, run.likely = selection.total, selection.likely
-        run.hits = selection.hits[: self.settings.listing_max_papers]
+        run.hits = selection.hits[: run.shown]
         if not run.hits:
             return _Draft(self._refusal, "abstained")
         run.context = assign_keys(run.hits)
@@ -215,9 +219,9 @@ class AnswerChain:
     def list_collection(self, run: _AskTrace, intent: Intent) -> _Draft:
         """The papers themselves, for a question on no topic ("list all papers", "Which papers are
         from ICML 2026?"): how many there are (at that venue and year) and the first
-        ``listing_max_papers`` by name, in the order of their lists (file, then line). No model,
-        no sentence picked: nothing was asked about them."""
-        limit = self.settings.listing_max_papers
+        ``listing_max_papers`` (or the caller's limit) by name, in the order of their lists (file,
+        then line). No model, no sentence picked: nothing was asked about them."""
+        limit = run.shown
         listed, where, note = _in_place(
             intent,
             lambda venue, year: self.retriever.catalogue(venue, year, limit),

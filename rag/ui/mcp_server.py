@@ -61,6 +61,16 @@ MaxPapers = Annotated[
         description=f"Most papers to cover, {MAX_PAPERS_RANGE[0]}-{MAX_PAPERS_RANGE[1]}.",
     ),
 ]
+ListedPapers = Annotated[
+    int | None,
+    Field(
+        ge=MAX_PAPERS_RANGE[0],
+        le=MAX_PAPERS_RANGE[1],
+        description='For a listing answer ("which papers study X?", "list all papers"): most papers '
+        "it shows (default: the configured listing_max_papers, 30). Its first line says how many there "
+        "are; ask again with a larger max_papers to see more (the line's --all / -n are the CLI's).",
+    ),
+]
 VenueFilter = Annotated[
     str | None,
     Field(description='Only papers of this venue, in any case, e.g. "ICML" (default: every venue).'),
@@ -340,11 +350,17 @@ class Tools:
         return SearchResult(papers=[_hit(n, h) for n, h in enumerate(hits, start=1)], note=note)
 
     def ask(
-        self, question: str, k: int, venue: str | None, year: int | None, collection: str | None
+        self,
+        question: str,
+        k: int,
+        venue: str | None,
+        year: int | None,
+        collection: str | None,
+        max_papers: int | None = None,
     ) -> AnswerResult:
         """A cited answer (logged like a CLI ask, as kind ``mcp``)."""
         library = self.answering(collection, venue, year)
-        answer = library.ask(question, k=k, kind="mcp")
+        answer = library.ask(question, k=k, kind="mcp", max_papers=max_papers)
         return answer_record(answer, None if answer.citations else library.filter_problem())
 
     def get_paper(self, paper_id: str, collection: str | None) -> PaperDetail:
@@ -511,13 +527,15 @@ def build_server(settings: Settings):
         venue: VenueFilter = None,
         year: YearFilter = None,
         collection: CollectionName = None,
+        max_papers: ListedPapers = None,
     ) -> AnswerResult:
         """Answer a question about the indexed papers with citations. Every claim in "answer" carries
         a [key]; "citations" maps each key to the paper's id, label, source file and line, venue,
         year and url. abstained=true means the papers do not answer it (say so, do not guess). mode
         tells how the answer was made: generated, quoted (the papers' own sentences), listing (every
-        paper on a topic, for "which papers study X?"), extractive or abstained."""
-        return _guarded(lambda: tools.ask(question, k, venue, year, collection))
+        paper on a topic, for "which papers study X?", at most max_papers of them), extractive or
+        abstained."""
+        return _guarded(lambda: tools.ask(question, k, venue, year, collection, max_papers))
 
     @tool
     def get_paper(

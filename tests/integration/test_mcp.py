@@ -78,6 +78,7 @@ def test_every_tool_answers_over_stdio_and_failures_are_one_line_tool_errors(see
             {"query": "adaptive percentile threshold for OOD activation scaling", "k": 3},
         ),
         "ask": ("ask", {"question": "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"}),
+        "listing": ("ask", {"question": "Which papers study watermarking?", "max_papers": 2}),
         "paper": ("get_paper", {"id": "000-02"}),
         "summary": ("summarize_topic", {"topic": "watermarking", "max_papers": 5}),
         "collections": ("list_collections", {}),
@@ -109,6 +110,10 @@ def test_every_tool_answers_over_stdio_and_failures_are_one_line_tool_errors(see
         answer["citations"][0] | {"id": "000-02", "line": 5, "venue": "ICML", "year": 2026}
         == answer["citations"][0]
     )
+    listing = _data(results["listing"])  # an agent can ask for fewer (or more) papers than 30
+    assert listing["mode"] == "listing" and len(listing["citations"]) == 2
+    assert "showing the 2 closest" in listing["answer"].splitlines()[0]
+    assert "max_papers" in tools["ask"].input_schema["properties"]
     paper = _data(results["paper"])
     assert paper["label"] == "AdaSCALE" and "OptFS" in paper["abstract"]
     summary = _data(results["summary"])
@@ -249,6 +254,7 @@ def test_out_of_range_numbers_are_one_line_tool_errors_and_every_argument_is_des
         "no_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": 0}),
         "negative_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": -3}),
         "too_many_papers": ("summarize_topic", {"topic": "watermarking", "max_papers": 10**6}),
+        "ask_too_many": ("ask", {"question": "Which papers study watermarking?", "max_papers": 10**6}),
         "year_huge": ("search_papers", {"query": "watermarking", "year": 10**30}),
     }
     results = anyio.run(_session_calls, seed_settings.data_dir, {"CITELINE_LOG": "false"}, calls)
@@ -259,9 +265,10 @@ def test_out_of_range_numbers_are_one_line_tool_errors_and_every_argument_is_des
         "k_text": "error: k must be an integer, got 'many'",
         "ask_k_negative": "error: k must be between 1 and 200, got -1",
         "ask_k_huge": "error: k must be between 1 and 200, got 1000000000",
-        "no_papers": "error: max_papers must be between 1 and 1000, got 0",
-        "negative_papers": "error: max_papers must be between 1 and 1000, got -3",
-        "too_many_papers": "error: max_papers must be between 1 and 1000, got 1000000",
+        "no_papers": "error: max_papers must be between 1 and 100000, got 0",
+        "negative_papers": "error: max_papers must be between 1 and 100000, got -3",
+        "too_many_papers": "error: max_papers must be between 1 and 100000, got 1000000",
+        "ask_too_many": "error: max_papers must be between 1 and 100000, got 1000000",
         "year_huge": f"error: year must be between 1 and 9999, got {10**30}",
     }
     assert {name: (results[name].is_error, results[name].content[0].text) for name in expected} == {
@@ -277,7 +284,9 @@ def test_out_of_range_numbers_are_one_line_tool_errors_and_every_argument_is_des
         k = tools[name]["properties"]["k"]
         assert (k["minimum"], k["maximum"], k["default"]) == (1, 200, seed_settings.top_k)
     max_papers = tools["summarize_topic"]["properties"]["max_papers"]
-    assert (max_papers["minimum"], max_papers["maximum"], max_papers["default"]) == (1, 1000, 30)
+    assert (max_papers["minimum"], max_papers["maximum"], max_papers["default"]) == (1, 100_000, 30)
+    listed = tools["ask"]["properties"]["max_papers"]  # optional: the configured listing_max_papers
+    assert {"minimum": 1, "maximum": 100_000, "type": "integer"} in listed["anyOf"]
 
 
 def _raw_session(env, messages, close_stdout=False):

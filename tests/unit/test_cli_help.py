@@ -43,3 +43,10 @@ def test_the_k_and_llm_defaults_and_their_variables_are_shown_alike_in_every_ver
         assert "Papers to retrieve, 1-200. Default: CITELINE_TOP_K, else 4." in _help(verb), verb
     for verb in ("ask", "summarize", "chat", "mcp"):
         assert "Default: CITELINE_LLM, else auto." in _help(verb), verb
+
+
+def test_ask_all_asks_for_the_top_of_the_listing_settings_range():
+    import cli
+    from rag.settings import MAX_PAPERS_RANGE
+
+    assert MAX_PAPERS_RANGE[1] == cli.MOST_PAPERS
