@@ -269,7 +269,8 @@ def _modified(match: re.Match[str], venue: str | None, year: int | None) -> Inte
     weak = noun in ("methods", "approaches")
     if not raw and not weak:
         return None
-    if _ABOUT_ONE.search(rest):  # "What prior works does AdaSCALE compare to?"
+    held = _HOLDINGS.fullmatch(rest.strip(" ?.!"))  # "Which recent papers do you have?"
+    if not held and _ABOUT_ONE.search(rest):  # "What prior works does AdaSCALE compare to?"
         return Intent("factoid")
     if they := _THEY_VERB.match(rest):
         rest = they.group("more")
@@ -283,6 +284,6 @@ def _modified(match: re.Match[str], venue: str | None, year: int | None) -> Inte
     topic = " ".join(part for part in (modifier, added) if part)
     if topic:
         return Intent("listing", clean_topic(topic), venue, year)
-    if _NOTHING_MORE.match(rest) or _HOLDINGS.fullmatch(rest.strip(" ?.!")):
+    if _NOTHING_MORE.match(rest) or held:
         return Intent("catalogue", "", venue, year)  # "What recent papers are there?"
     return Intent("factoid")

@@ -47,6 +47,7 @@ def test_other_questions_are_factoids(question):
         ("Show me all ICLR 2024 papers", "ICLR", 2024),
         ("Which papers are in this corpus?", None, None),
         ("What recent papers are there?", None, None),
+        ("Which recent papers do you have?", None, None),
         ("Find all papers", None, None),
         ("How many papers are there?", None, None),
         ("Can you list all papers?", None, None),
