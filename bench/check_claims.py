@@ -257,7 +257,7 @@ def tldr_alarms(corpora: Path) -> dict[str, Any]:
     from rag.retrieval import relevance
     from rag.retrieval.relevance import TermWeights, paper_terms
     from rag.settings import Settings
-    from rag.text import lexical_sequence, lexical_terms
+    from rag.text import lexical_terms
 
     phrases = getattr(relevance, "Phrases", None)  # a baseline before the swapped-term test has none
 
@@ -280,8 +280,7 @@ def tldr_alarms(corpora: Path) -> dict[str, Any]:
         df: collections.Counter[str] = collections.Counter()
         for paper in papers:
             df.update(paper_terms(paper))
-        texts = (f"{p.title} {p.label} {p.abstract}" for p in papers)
-        counted = phrases.from_sequences(lexical_sequence(t) for t in texts) if phrases else None
+        counted = phrases.from_papers(papers) if phrases else None
         for record, paper in zip(records, papers, strict=True):
             claim = (record.get("tldr") or "").strip()
             if not claim or not paper.abstract:

@@ -109,8 +109,7 @@ class FakeRetriever:
 
     def phrases(self) -> Phrases:
         """Word and word-pair counts over the fake papers, as the real one counts its paper table."""
-        texts = (f"{p.title} {p.label} {p.abstract}" for p in self.papers.values())
-        return Phrases.from_sequences(lexical_sequence(text) for text in texts)
+        return Phrases.from_papers(self.papers.values())
 
     def venues(self) -> list[str]:
         return sorted({p.venue for p in self.papers.values() if p.venue})

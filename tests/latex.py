@@ -16,6 +16,30 @@ from pathlib import Path
 
 import pytest
 
+from rag.records import Paper
+
+# Papers whose entries exercise BibTeX's corners: the unit tests check the entries' text, the
+# integration tests (tests/integration/test_bibtex_typeset.py) typeset the same entries for real.
+TITLED = Paper(id="x1", abstract="a", label="Dataset Pruning", source="icml.jsonl", line=3,
+               title="Dataset Pruning: Reducing Training Data by 50% & more",
+               authors=("Shuo Yang", "Zeke Xie"), venue="ICML", year=2023,
+               url="https://openreview.net/forum?id=4wZiAXD29TQ#top")  # fmt: skip
+SEED = Paper(id="000-02", abstract="a", label="AdaSCALE", source="000_888317b1d60d9493.txt", line=5,
+             venue="ICML", year=2026)  # fmt: skip
+CASED = Paper(id="c", abstract="a", label="x", source="s", line=1, authors=("Xi Chen",), venue="ICML",
+              year=2024, title="AquaLoRA meets KV-cache: $C^3$ Transformers for 3D")  # fmt: skip
+SLASHED = Paper(id="s1", abstract="a", label="x", source="s", line=1, title="About diffusion models \\",
+                authors=("Ann Lee",), year=2024)  # fmt: skip
+ODD = Paper(id="o_1", abstract="a", label="snake_case ~home ^caret $5 #1", source="000_88.txt", line=31,
+            authors=("A_B Smith",), venue="ICML_2026 & co", year=2026)  # fmt: skip
+HOSTILE = [
+    Paper(f"h{n}", "An abstract.", f"l{n}", "f.jsonl", n, title=title, authors=(f"Eve Macro{n}",),
+          venue="ICML", year=2024)
+    for n, title in enumerate([r"Using \input{/etc/hostname} and \undefinedmacro here",
+                               r"Break out }} \end{document} {{",
+                               r"A safe \textbf{bold} last entry"], start=1)
+]  # fmt: skip
+
 DOCUMENT = r"""\documentclass{article}
 \usepackage[T1]{fontenc}
 \usepackage{amsmath,amssymb}

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag.answer.intent import VENUES
 from rag.errors import CitelineError, warn
-from rag.retrieval.relevance import coverage, paper_terms
+from rag.retrieval.relevance import coverage, paper_terms, paper_text
 from rag.text import (
     MAX_QUERY_CHARS,
     RESEARCH_FILLER,
@@ -653,12 +653,12 @@ class _Read:
     stated: frozenset[str]  # the numbers they state, and the year
     sentences: tuple[str, ...]  # the abstract's sentences
     words: tuple[frozenset[str], ...]  # each sentence's lexical terms
-    pairs: frozenset[tuple[str, str]]  # adjacent lexical terms of the text
+    pairs: frozenset[tuple[str, str]]  # adjacent lexical terms within the title, the label or a sentence
 
 
 @functools.lru_cache(maxsize=1024)
 def _read(paper: Paper) -> _Read:
-    text = plain_text(f"{paper.title} {paper.label} {paper.abstract}")
+    text = plain_text(paper_text(paper))
     stated = numbers_in(text, spelled=True) | numbers_in(str(paper.year or ""))  # "introduced in 2024"
     sentences = tuple(split_sentences(plain_text(paper.abstract)) or [paper.abstract])
     return _Read(
@@ -667,7 +667,7 @@ def _read(paper: Paper) -> _Read:
         frozenset(stated),
         sentences,
         tuple(frozenset(_sequence(s)) for s in sentences),
-        frozenset(pairwise(_sequence(text))),
+        frozenset(p for part in (paper.title, paper.label, *sentences) for p in pairwise(_sequence(part))),
     )
 
 
@@ -780,7 +780,7 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
             return f"the paper says {graded}: “{sentence}”"
         if flipped := _negated(claim, sentence):
             return flipped
-        if _swapped(claim, sentence):
+        if _compared_the_other_way(claim, sentence):
             return f"the paper compares the other way round: “{sentence}”"
     return ""
 
@@ -858,7 +858,7 @@ def _same_run(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     return mine[0] == theirs[0] or any(mine[0] in group and theirs[0] in group for group in _SAME_VERB)
 
 
-def _swapped(claim: str, sentence: str) -> bool:
+def _compared_the_other_way(claim: str, sentence: str) -> bool:
     """Both compare with the same word, and what comes before "than" in one comes after it in the other."""
     a, b = _COMPARATIVE.search(claim), _COMPARATIVE.search(sentence)
     if not (a and b) or a.group(1).lower() != b.group(1).lower():
@@ -875,7 +875,15 @@ def _swapped(claim: str, sentence: str) -> bool:
 _FUNCTION = STOP_WORDS | frozenset(
     "against toward towards among upon onto despite beyond rather same other".split()
 )
-_NO_FIRST = _FUNCTION | RESEARCH_FILLER | {"model"}
+_NO_FIRST = _NO_ANCHOR | _FUNCTION
+# A term the claim sets its subject apart from is no claim about the paper: "Unlike imitation
+# learning, A2PR ...", "an alternative to transfer learning".
+_CONTRAST = re.compile(
+    r"\b(?:unlike|rather\s+than|instead\s+of|in\s+contrast\s+(?:to|with)|as\s+opposed\s+to"
+    r"|alternatives?\s+to|compared\s+(?:to|with)|than|beyond|over|outperform\w*|beat\w*|surpass\w*)"
+    r"(?:\W+\w+){0,3}?\W+$",
+    re.IGNORECASE,
+)
 
 
 def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str:
@@ -883,13 +891,14 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
     ("imitation learning" for the paper's "reinforcement learning", a method swapped), or "".
 
     Both pairs must be terms of the collection (:class:`rag.retrieval.relevance.Phrases`: written
-    by two papers or more, their first word mostly there and specific), the claim's first word
-    absent from the paper in any form, the paper's absent from the claim. Two words that met ("craft
-    training environments" for "generate training environments") are no term, so a paraphrase
-    passes: of 1,465 authors' TL;DRs checked against their own papers, one was flagged ("an
-    alternative to transfer learning", where its paper writes "incremental learning"). A coined
-    name is left to the name check. ``phrases`` is called only when a pair could be swapped
-    (counting a conference's pairs takes a moment)."""
+    by two papers or more, their first word mostly there and not in most papers), the claim's first
+    word absent from the paper in any form, the paper's absent from the claim, and the two not
+    of one word family ("defend"/"defense"). Two words that met ("craft training environments"
+    for "generate training environments") are no term, so a paraphrase passes: of 1,465 authors'
+    TL;DRs checked against their own papers, two were flagged. A term the claim contrasts its
+    subject with ("unlike imitation learning", "outperforms imitation learning") is not what it
+    says of the paper, and a coined name is left to the name check. ``phrases`` is called only
+    when a pair could be swapped (counting a conference's pairs takes a moment)."""
     said = lexical_words(claim)
     stems = {stem for _, stem in said}
     no_first, no_head = stems_of(_NO_FIRST), stems_of(_FUNCTION)
@@ -902,26 +911,40 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
     for (word, first), (head_word, head) in pairwise(said):
         if head not in theirs or first in no_first or first in named or len(first) < 3:
             continue
-        if stem_written(first, read.terms):
+        mine = _written(claim, word, head_word)
+        at = claim.lower().find(mine.lower())
+        if stem_written(first, read.terms) or (at > 0 and _CONTRAST.search(claim[:at])):
             continue
         if counts is None:
             counts = phrases()
         if not counts.is_term(first, head):
             continue
         for other in theirs[head]:
-            if other[:4] != first[:4] and counts.is_term(other, head):  # not "defend"/"defense"
-                return _swap_reason(read, (other, head), f"{word} {head_word}")
+            if not _one_family(other, first) and counts.is_term(other, head):
+                return _swap_reason(read, (other, head), mine)
     return ""
 
 
+def _one_family(a: str, b: str) -> bool:
+    """Two stems of one word family ("defend", "defens"): most of the shorter one is shared."""
+    shared = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return shared >= max(5, 0.7 * min(len(a), len(b))) or a.startswith(b) or b.startswith(a)
+
+
+def _written(text: str, first: str, head: str) -> str:
+    """ "first … head" as ``text`` writes it, the words between kept ("mixture of experts"), or
+    the two words alone when they are not within three words of each other there."""
+    found = re.search(rf"\b{re.escape(first)}\b(?:\W+\w+){{0,2}}?\W+{re.escape(head)}\b", text, re.IGNORECASE)
+    return found.group(0) if found else f"{first} {head}"
+
+
 def _swap_reason(read: _Read, pair: tuple[str, str], mine: str) -> str:
-    """ "the paper says X, the claim Y: “sentence”", with X as the paper writes it."""
-    for sentence in (*read.sentences, read.text):
-        written = lexical_words(sentence)
-        for (a, first), (b, head) in pairwise(written):
+    """ "the paper says X, the claim Y: “sentence”", X as the paper's sentence (or title) writes it."""
+    for sentence in read.sentences:
+        for (a, first), (b, head) in pairwise(lexical_words(sentence)):
             if (first, head) == pair:
-                return f"the paper says {a} {b}, the claim {mine}: “{sentence}”"
-    return f"the paper says {' '.join(pair)}, the claim {mine}"
+                return f"the paper says {_written(sentence, a, b)}, the claim {mine}: “{sentence}”"
+    return f"the paper says {' '.join(pair)} (in its title), the claim {mine}"
 
 
 @dataclass
@@ -1225,7 +1248,7 @@ class Checker:
             return
         weights, hits = self._searched(claim.text, SUGGESTIONS + len(cited))
         closest = hits[0].paper.id if hits else None
-        phrases = self.retriever.phrases
+        phrases = getattr(self.retriever, "phrases", None)  # a PaperSearch of an older shape has none
 
         def judged_on(paper: Paper, best_match: bool = False) -> Judgement:
             return judge(claim.text, paper, weights, self.tuning, closest=best_match, phrases=phrases)

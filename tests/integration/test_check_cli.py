@@ -135,3 +135,44 @@ def test_a_tex_draft_citing_through_citelines_own_bibtex_resolves_every_key(seed
     result = run(["check", str(tex), "--bib", str(tmp_path / "refs.bib"), "--json"], seed_settings)
     claims = json.loads(result.stdout)["claims"]
     assert [(c["papers"], c["unresolved"]) for c in claims] == [(["000-02"], []), (["000-07"], [])]
+
+
+def test_a_method_swapped_in_a_claim_is_found_against_a_real_conferences_terms():
+    """ICML 2024 (2,634 papers): "reinforcement learning" is in 12% of its papers, a term of the
+    field all the same; a claim that puts "imitation learning" in its place is not what the A2PR
+    paper says, while a claim setting its subject apart from imitation learning says nothing wrong."""
+    import gzip
+
+    import pytest
+
+    from rag.answer.check import _read, swapped_term
+    from rag.records import Paper
+    from rag.retrieval.relevance import Phrases
+
+    from ..conftest import ICML2024
+
+    if not ICML2024.exists():
+        pytest.skip("../shared/corpora is not beside this checkout")
+    with gzip.open(ICML2024, "rt", encoding="utf-8") as fh:
+        records = [json.loads(line) for line in fh]
+    papers = [
+        Paper(id=r["id"], abstract=r["abstract"], label="", source=ICML2024.name, line=n, title=r["title"])
+        for n, r in enumerate(records, start=1)
+    ]
+    counted = Phrases.from_papers(papers)
+    a2pr = _read(next(p for p in papers if p.id == "FV3kY9FBW6"))
+
+    def swapped(claim: str) -> str:
+        return swapped_term(claim, a2pr, lambda: counted)
+
+    reason = swapped(
+        "A2PR regularizes the policy toward high-advantage actions in offline imitation learning."
+    )
+    assert reason.startswith(
+        "the paper says reinforcement learning, the claim imitation learning: “In offline"
+    )
+    assert not swapped("Unlike imitation learning, A2PR regularizes offline RL policies toward good actions.")
+    assert not swapped("A2PR outperforms imitation learning baselines.")
+    assert not swapped(
+        "A2PR regularizes the policy toward high-advantage actions in offline reinforcement learning."
+    )

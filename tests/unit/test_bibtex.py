@@ -1,12 +1,6 @@
 from rag.records import Paper
 from rag.ui.bibtex import base_key, bibliography, cite_keys
-
-TITLED = Paper(id="x1", abstract="a", label="Dataset Pruning", source="icml.jsonl", line=3,
-               title="Dataset Pruning: Reducing Training Data by 50% & more",
-               authors=("Shuo Yang", "Zeke Xie"), venue="ICML", year=2023,
-               url="https://openreview.net/forum?id=4wZiAXD29TQ#top")  # fmt: skip
-SEED = Paper(id="000-02", abstract="a", label="AdaSCALE", source="000_888317b1d60d9493.txt", line=5,
-             venue="ICML", year=2026)  # fmt: skip
+from tests.latex import CASED, HOSTILE, ODD, SEED, SLASHED, TITLED
 
 
 def _keys(text: str) -> list[str]:
@@ -54,3 +48,30 @@ def test_control_characters_and_unbalanced_braces_cannot_break_the_file():
     bad = Paper(id="b", abstract="a", label="x", source="s", line=1, title="Evil}\x1b[2J title {", year=2024)
     entry = bibliography([bad])
     assert "\x1b" not in entry and "title = {Evil title }" in entry and entry.startswith("@misc{")
+
+
+def test_titles_protect_case_and_math_and_an_author_less_entry_has_a_key_field():
+    text = bibliography([CASED, SEED])
+    assert "title = {{AquaLoRA} meets {KV}-cache: {$C^3$} Transformers for {3D}}" in text
+    assert "@misc{adascale2026,\n  key = {AdaSCALE}," in text and "howpublished = {ICML}" in text
+
+
+def test_a_field_ending_in_a_backslash_does_not_swallow_the_closing_brace_or_the_next_entry():
+    import bibtexparser
+
+    text = bibliography([SLASHED, TITLED])
+    assert "\\}" not in text
+    parsed = bibtexparser.parse_string(text)
+    assert [e.key for e in parsed.entries] == [base_key(SLASHED), base_key(TITLED)]
+    assert not parsed.failed_blocks
+
+
+def test_underscores_and_other_latex_specials_in_any_field_are_escaped():
+    text = bibliography([ODD, SEED])
+    assert "000\\_888317b1d60d9493.txt:5" in text and "snake\\_case" in text
+
+
+def test_latex_commands_in_corpus_text_are_dropped_and_formatting_commands_stay():
+    bib = bibliography(HOSTILE)
+    assert r"\input" not in bib and r"\undefinedmacro" not in bib and r"\end" not in bib
+    assert r"\textbf{bold}" in bib
