@@ -484,10 +484,16 @@ def main(argv: list[str] | None = None) -> int:
     args.data.mkdir(parents=True, exist_ok=True)
     sides: dict[str, dict] = {}
     if args.baseline != "none":
-        base = args.baseline_dir or Path(tempfile.gettempdir()) / f"citeline-check-baseline-{args.baseline}"
+        # Kept between runs, so named by commit: a worktree named "HEAD" measured whatever HEAD
+        # was when it was made, however many commits ago.
+        commit = subprocess.run(
+            ["git", "rev-parse", "--verify", f"{args.baseline}^{{commit}}"],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
+        base = args.baseline_dir or Path(tempfile.gettempdir()) / f"citeline-check-baseline-{commit[:12]}"
         if not base.exists():
             subprocess.run(
-                ["git", "worktree", "add", "--detach", str(base), args.baseline],
+                ["git", "worktree", "add", "--detach", str(base), commit],
                 cwd=ROOT,
                 check=True,
                 capture_output=True,

@@ -17,6 +17,7 @@ import bisect
 import functools
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -778,7 +779,7 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
             continue
         if graded := _graded(claim, sentence):
             return f"the paper says {graded}: “{sentence}”"
-        if flipped := _negated(claim, sentence):
+        if flipped := _negated(claim, sentence) or _needed_without(claim, sentence):
             return flipped
         if _compared_the_other_way(claim, sentence):
             return f"the paper compares the other way round: “{sentence}”"
@@ -839,6 +840,46 @@ def _negated(claim: str, sentence: str) -> str:
             if len(run) == 3 and any(_same_run(terms[i : i + 3], run) for i in range(len(terms) - 2)):
                 return f"{who} negates what the other states: “{sentence}”"
     return ""
+
+
+# "needs retraining" where the paper "operates without retraining": a need stated on one side,
+# its absence on the other. Stems of the verbs that state a need, and of the words that state
+# none.
+_NEED = re.compile(r"\b(?:needs?|needed|needing|requir\w*|relies\s+on|rely\s+on|depends?\s+on)\b", re.I)
+_NO_NEED = re.compile(r"\bwithout\b", re.I)
+_NEED_WINDOW = 3  # content words after the verb (or "without") that say what is (not) needed
+
+
+def _needed_without(claim: str, sentence: str) -> str:
+    """One side says something is needed ("needs retraining", "requires computing a matrix
+    inversion") where the other does without it ("without retraining", "without requiring costly
+    matrix operations"): a content word within :data:`_NEED_WINDOW` words of each. A side that
+    negates or does without anything itself ("does not need", "requires no labels, without
+    retraining") is left to the other tests, and so is a word the other side also writes outside
+    what it does without ("without labels, then fine-tunes with labels")."""
+    for needing, lacking, says in (
+        (claim, sentence, "the paper does without what the claim needs"),
+        (sentence, claim, "the paper needs what the claim does without"),
+    ):
+        if _NO_NEED.search(needing) or any(_NEGATION.finditer(needing)):
+            continue
+        without = _after(lacking, _NO_NEED)
+        plainly = Counter(_sequence(lacking))
+        shared = [w for w in _after(needing, _NEED) if w in without and plainly[w] <= without[w]]
+        if shared:
+            return f"{says}: “{sentence}”"
+    return ""
+
+
+def _after(text: str, cue: re.Pattern[str]) -> Counter[str]:
+    """The content stems within :data:`_NEED_WINDOW` content words after each ``cue`` in ``text``,
+    counted (a need verb right after "without" is skipped: "without requiring X" does without X)."""
+    skip = stems_of(_NO_ANCHOR) | {"requir", "need", "reli", "depend", "ani"}
+    found: Counter[str] = Counter()
+    for match in cue.finditer(text):
+        after = _sequence(_ASIDE.sub(" ", text[match.end() : match.end() + 160]))
+        found.update([w for w in after if w not in skip][:_NEED_WINDOW])
+    return found
 
 
 # Verbs that say the same of what follows them, as stems: "does not prevent model collapse" is

@@ -642,3 +642,30 @@ def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_an
     assert counted.is_term("imit", "learn")
     assert not counted.is_term("learn", "agent")  # written once
     assert not counted.is_term("deep", "learn")  # "deep" is in a third of the papers, mostly elsewhere
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "says"),
+    [
+        ("Honeytrace needs retraining.", "Honeytrace operates without retraining.", "does without"),
+        (
+            "GATs require computing a matrix inversion for every layer.",
+            "It is efficient, without requiring costly matrix operations (such as inversion).",
+            "does without",
+        ),
+        (
+            "Honeytrace works without retraining.",
+            "Honeytrace requires retraining of the model.",
+            "needs what",
+        ),
+        # a side that negates the need itself, or writes the word plainly elsewhere, is no opposite
+        ("Honeytrace does not need retraining.", "Honeytrace operates without retraining.", ""),
+        ("The method requires labels.", "It learns without labels, then fine-tunes with labels.", ""),
+        ("The method requires GPUs.", "We train without retraining.", ""),
+    ],
+)
+def test_a_need_on_one_side_and_doing_without_it_on_the_other_turns_the_claim_around(claim, sentence, says):
+    from rag.answer.check import contradiction
+
+    found = contradiction(claim, [sentence])
+    assert (says in found) if says else not found
