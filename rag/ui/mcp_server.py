@@ -153,6 +153,16 @@ class AnswerResult(BaseModel):
     note: str | None = Field(
         None, description="Why nothing was found when a filter explains it (e.g. a venue no paper records)."
     )
+    found: int | None = Field(
+        None,
+        description="A listing: how many papers it found (it shows at most max_papers of them; ask "
+        "again with a larger max_papers for the rest). Null for other answers.",
+    )
+    likely: int | None = Field(
+        None,
+        description="A listing on a topic: how many of found are likely on it (listed first; the rest "
+        "only share some of its vocabulary). Null when all of them are, or for other answers.",
+    )
 
 
 class PaperDetail(PaperRef):
@@ -286,6 +296,8 @@ def answer_record(answer: Answer, note: str | None = None) -> AnswerResult:
         citations=[_citation(c) for c in answer.citations],
         model=shown_model(answer.model),
         note=note,
+        found=answer.found,
+        likely=answer.likely,
     )
 
 

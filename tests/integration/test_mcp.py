@@ -112,6 +112,7 @@ def test_every_tool_answers_over_stdio_and_failures_are_one_line_tool_errors(see
     )
     listing = _data(results["listing"])  # an agent can ask for fewer (or more) papers than 30
     assert listing["mode"] == "listing" and len(listing["citations"]) == 2
+    assert listing["found"] > 2 and answer["found"] is None  # the count, without parsing the prose
     assert "showing the 2 closest" in listing["answer"].splitlines()[0]
     assert "max_papers" in tools["ask"].input_schema["properties"]
     paper = _data(results["paper"])
