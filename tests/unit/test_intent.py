@@ -73,7 +73,7 @@ def test_a_question_for_the_papers_on_no_topic_asks_for_the_collection(question,
         ("What papers are there on the index?", True),
         ("List corpus papers", True),
         ("Can you list the papers on watermarking?", True),
-        ("How many papers study GNNs?", False),  # a count of a topic's papers: a factoid, as before
+        ("How many papers study GNNs?", True),  # a count of a topic's papers: the listing says it
         ("Summarize the recent papers", False),  # a summary needs a subject: no catalogue
     ],
 )
@@ -154,3 +154,24 @@ def test_methods_of_one_thing_and_a_listing_without_a_subject_are_not_listings(q
 
 def test_where_the_papers_are_kept_is_no_part_of_a_topic():
     assert classify("Which papers do you have on GNNs?").topic == "GNNs"
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("How many papers study watermarking?", "watermarking"),
+        ("How many GAN papers are there?", "GAN"),
+        ("How many works are about graph neural networks?", "graph neural networks"),
+    ],
+)
+def test_how_many_papers_on_a_topic_is_a_listing_which_says_how_many(question, topic):
+    intent = classify(question)
+    assert intent.is_listing and intent.topic == topic
+
+
+@pytest.mark.parametrize(
+    "question", ["How many parameters does plugguard use?", "How many methods does the paper compare?"]
+)
+def test_how_many_of_something_else_stays_a_factoid(question):
+    intent = classify(question)
+    assert not intent.is_listing and not intent.is_catalogue
