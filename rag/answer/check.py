@@ -395,6 +395,9 @@ _NOT_AUTHOR = re.compile(
     re.I,
 )
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][\w\-]{1,40}")
+# What an id has and a word in brackets has not: a digit with letters, or a capital inside
+# ("zzz-99", "rJXMpikCZ", "2401.01234"; not "sic", "sic!", "Smith").
+_ID_SHAPE = re.compile(r"(?=.*\d)(?=.*[A-Za-z])|^.+[A-Z]", re.DOTALL)
 
 
 @dataclass
@@ -420,6 +423,7 @@ def find_citations(
     draft with no reference list go to ``orphans`` as (offset, group), to be reported: they look
     like citations, but nothing says what they cite."""
     found: list[Cite] = []
+    unknown: list[Cite] = []  # bracketed tokens shaped like ids that name no paper
     taken: list[tuple[int, int]] = []
     for m in _CITE_COMMAND.finditer(text):
         for key in (k.strip() for k in m.group(1).split(",")):
@@ -454,9 +458,15 @@ def find_citations(
                 cites = [Cite(t, "id", m.start(), m.end()) for t in tokens]  # citeline's shape, unknown id
             elif orphans is not None and numbers and all(n is not None and n > 0 for n in numbers):
                 orphans.append((m.start(), m.group(0)))
+            elif tokens and all(_ID_TOKEN.fullmatch(t) and _ID_SHAPE.search(t) for t in tokens):
+                unknown.extend(Cite(t, "id", m.start(), m.end()) for t in tokens)
         if cites:
             found.extend(cites)
             taken.append(m.span())
+    if any(c.style == "id" for c in found):
+        # A draft citing papers by id: "[rJXMpikCX]", one letter off, is a citation to no paper
+        # (unresolved, so its exit status says so), not text in brackets to skip.
+        found.extend(unknown)
     return sorted(found, key=lambda c: c.start)
 
 

@@ -548,6 +548,15 @@ def test_an_unknown_id_of_citelines_shape_is_unresolved_not_a_numbered_citation(
     assert claim.verdict == UNRESOLVED and claim.unresolved == ["001-05"]
 
 
+def test_in_a_draft_citing_by_id_a_bracketed_id_that_names_no_paper_is_unresolved_not_skipped():
+    report = _check(f"{GOOD_P1} [P1]. Pruning by perplexity keeps accuracy [zzz-99].")
+    assert [c.verdict for c in report.claims][1] == UNRESOLVED and report.claims[1].unresolved == ["zzz-99"]
+    assert report.failed  # a CI gate over the draft fails
+    # a draft that cites no paper by id keeps brackets as text: "[GPT-4]" is no citation there
+    claims = _check(f"{GOOD_P1} (Moreau et al., 2024). GPT-4 [GPT-4] helps.").claims
+    assert [[cite.style for cite in c.cites] for c in claims] == [["author-year"]]
+
+
 def test_a_bib_entry_whose_title_matches_nothing_is_not_resolved_by_its_authors_surname_alone():
     twin = dataclasses.replace(PRUNING, id="P3", authors=("Alice Moreau",), year=2024, title="Another")
     bib = "@article{k, title = {A Paper Not Indexed}, author = {Moreau, Alice}, year = 2024}"
