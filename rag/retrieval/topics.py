@@ -229,8 +229,13 @@ def score_papers(
                     phrase[i] = True
     z_topic = _robust_z(similarity)
     # A rare term of the topic ("bandit" in a few papers, a method's name) found in a paper that
-    # is nearer the topic than most is a name match, as in the ask-time relevance decision.
-    rare = [t for t, d in df.items() if 0 < d <= max(2, tuning.rare_share * n)]
+    # is nearer the topic than most is a name match, as in the ask-time relevance decision. In a
+    # conference, only a term of a part every word of which some paper writes: "dark matter" at
+    # ICLR 2018 (no paper writes "dark") is not named by the four papers writing "no matter how".
+    # (A short list writes few words at all: there a topic's extra word, "X schemes", is no sign.)
+    written = [part for part in parts_terms if part and (n < tuning.small_list or all(df[t] for t in part))]
+    limit = max(2, tuning.rare_share * n)
+    rare = [t for t, d in df.items() if 0 < d <= limit and any(t in part for part in written)]
     named = np.array([any(t in present for t in rare) for present in term_sets]) & (z_topic > 0)
     # A topic's words in a paper less similar to the topic than the collection's median paper are
     # a passing mention ("interpretable" in a paper on something else), not the paper's subject.

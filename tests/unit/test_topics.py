@@ -250,3 +250,19 @@ def test_one_core_paper_far_above_the_papers_holding_the_topics_words_does_not_s
     # Topped up to topic_core_least by meaning (the bar is the median of the papers naming it,
     # not the one core paper's own match), mostly with the twelve nearer papers.
     assert core[0] and core.sum() == TUNING.core_least and core[31:43].sum() >= TUNING.core_least - 2
+
+
+def test_a_rare_word_of_a_topic_another_word_of_which_no_paper_writes_names_nothing():
+    from rag.retrieval.topics import score_papers
+
+    # "dark matter" in a conference: no paper writes "dark"; three write "no matter how", a little
+    # nearer the topic than most; twelve are its strongest (still weak) dense matches
+    topic, vectors, terms = _conference(2, {(0, 3): 0.8, (3, 15): 1.5})
+    for i in range(3):
+        terms[i] = ["matter", "how", "model"]
+    _, core, _ = score_papers(topic[None, :], [["dark", "matter"]], vectors, terms, tuning=TUNING)
+    assert not core.any()  # nothing names the topic, so nothing is topped up around it
+    # the same three papers name a topic all of whose words some paper writes
+    terms[20] = ["dark", "energy"]
+    _, core, _ = score_papers(topic[None, :], [["dark", "matter"]], vectors, terms, tuning=TUNING)
+    assert core[:3].all()
