@@ -260,6 +260,8 @@ def ask(
     from rag.ui import render
 
     cite = _cite_format(cite)
+    if list_all and listed:
+        _fail("--all lists every paper and -n N at most N: give one of them")
     overrides = dict(
         collection=collection,
         llm=llm,

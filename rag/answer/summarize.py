@@ -141,13 +141,14 @@ class Summarizer:
         summary covers the best ``len(notes)`` of ``likely`` papers, it says so: the number it
         opens with is read as the topic's size."""
         parts = "; ".join(f"{t.name} ({', '.join(f'[{n.key}]' for n in t.notes)})" for t in themes)
+        into = "fall into one theme:" if len(themes) == 1 else f"fall into {len(themes)} themes:"
         if likely > len(notes):
             best = "The best-matching" if len(notes) == 1 else f"The {len(notes)} best-matching"
-            grouped = "is on" if len(notes) == 1 else f"fall into {len(themes)} theme(s):"
+            grouped = "is on" if len(notes) == 1 else into
             return f"{best} of the {likely} papers likely on {topic} {grouped} {parts}."
         if len(notes) == 1:
             return f"One paper is on {topic}: {parts}."
-        return f"{len(notes)} papers on {topic} fall into {len(themes)} theme(s): {parts}."
+        return f"{len(notes)} papers on {topic} {into} {parts}."
 
     def lead(self, topic: str, notes: list[PaperNote], themes: list[Theme], likely: int = 0) -> str:
         """The opening paragraph: reduced from the notes, in two levels when they do not fit."""
