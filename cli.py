@@ -794,6 +794,9 @@ def _main() -> None:
 
     warnings.simplefilter("always", CitelineWarning)
     warnings.showwarning = _show_warning
+    import typer.rich_utils  # here, not at import: --help and the warm path do without it
+
+    typer.rich_utils.rich_format_error = _usage_error
     try:
         app()
     except CitelineError as exc:
@@ -808,6 +811,18 @@ def _main() -> None:
         _fail("an argument or input line is not valid UTF-8 text")
     except Exception as exc:
         _internal_error(exc)
+
+
+def _usage_error(exc: Exception) -> None:
+    """A usage error ("-n 0", an unknown option) as one ``error:`` line naming the help to read,
+    instead of typer's boxed panel under the usage text; typer then exits with click's code 2."""
+    if type(exc).__name__ == "NoArgsIsHelpError":  # bare `citeline papers`: the help was shown
+        return
+    from rag.ui import render
+
+    ctx = getattr(exc, "ctx", None)
+    see = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+    render.error(" ".join(str(exc.format_message()).split()) + see)  # type: ignore[attr-defined]
 
 
 def _internal_error(exc: Exception) -> None:

@@ -191,8 +191,12 @@ def test_out_of_range_options_and_settings_are_one_line_errors_and_touch_nothing
             result.stderr,
         )
     assert not list(tmp_path.rglob("*.lock")) and not outside.exists()
-    for result in run_each([["search", "x", "-k", k] for k in ("-1", "0")], seed_settings):
-        assert result.returncode == 2 and "Invalid value for '-k'" in result.stderr
+    usage = [["search", "x", "-k", k] for k in ("-1", "0")] + [["ask", "x", "-n", "0"], ["search", "--nope"]]
+    for result in run_each(usage, seed_settings):
+        lines = result.stderr.strip().splitlines()  # one line, as every other bad input
+        assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+        assert lines[0].endswith(("(see `citeline search --help`)", "(see `citeline ask --help`)"))
+    assert "Invalid value for '-k'" in run(["search", "x", "-k", "0"], seed_settings).stderr
 
 
 def test_commands_started_with_their_output_closed_finish_without_an_error(seed_settings):
