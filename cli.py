@@ -13,7 +13,7 @@ import signal
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 try:
     import typer
@@ -794,9 +794,7 @@ def _main() -> None:
 
     warnings.simplefilter("always", CitelineWarning)
     warnings.showwarning = _show_warning
-    import typer.rich_utils  # here, not at import: --help and the warm path do without it
-
-    typer.rich_utils.rich_format_error = _usage_error
+    _one_line_usage_errors()
     try:
         app()
     except CitelineError as exc:
@@ -811,6 +809,36 @@ def _main() -> None:
         _fail("an argument or input line is not valid UTF-8 text")
     except Exception as exc:
         _internal_error(exc)
+
+
+def _one_line_usage_errors() -> None:
+    """Have typer print a usage error with :func:`_usage_error`. Typer imports its printer
+    (``typer.rich_utils``, and with it rich: ~0.09 s) only to show help or an error, so the printer
+    is replaced as that module is imported, not by importing it here: a command that runs cleanly
+    never pays for it."""
+    import importlib.abc
+    import importlib.machinery
+
+    if "typer.rich_utils" in sys.modules:
+        sys.modules["typer.rich_utils"].rich_format_error = _usage_error  # type: ignore[attr-defined]
+        return
+
+    class Patching(importlib.abc.MetaPathFinder):
+        def find_spec(self, name: str, path: Any, target: Any = None) -> Any:  # importlib's signature
+            if name != "typer.rich_utils":
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            if spec is not None and spec.loader is not None:
+                load = spec.loader.exec_module
+
+                def exec_module(module: Any) -> None:
+                    load(module)
+                    module.rich_format_error = _usage_error
+
+                spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+            return spec
+
+    sys.meta_path.insert(0, Patching())
 
 
 def _usage_error(exc: Exception) -> None:
