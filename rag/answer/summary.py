@@ -92,7 +92,8 @@ class Summary:
         ]:
             if named:
                 lines += [f"## {heading}", ""]
-                lines += [f"- {md(p.display)} ({md(p.source)}:{p.line})" for p in named]
+                # The id too: the way to ask for one of them (`papers show ID`, MCP get_paper).
+                lines += [f"- {md(p.display)} (id {md(p.id)}, {md(p.source)}:{p.line})" for p in named]
                 lines.append("")
         covered = f"{len(self.papers)} of {self.likely}" if split else f"{len(self.papers)}"
         covered += " papers"

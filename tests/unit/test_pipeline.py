@@ -187,6 +187,8 @@ def test_a_summary_covers_only_papers_likely_on_the_topic_and_names_the_others_a
     assert len(summary.papers) == 3 and len(summary.others) == 3 and (summary.found, summary.likely) == (6, 4)
     text = summary.to_markdown()
     assert "## 1 more paper on this topic (not covered above)" in text
+    (other,) = summary.others[:1]
+    assert f"(id {other.id}, {other.source}:{other.line})" in text  # each named by id, to ask for it
     assert "## 2 more that share some of its vocabulary" in text and "_3 of 4 papers" in text
     # The lead's number is the covered share of the topic, not the topic's size.
     assert summary.lead.startswith("The 3 best-matching of the 4 papers likely on watermarking fall into")
