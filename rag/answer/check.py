@@ -1068,6 +1068,9 @@ def _paper_ref(paper: Paper, extra: dict[str, Any] | None = None) -> dict[str, A
         "label": paper.display,
         "source": paper.source,
         "line": paper.line,
+        "venue": paper.venue or None,
+        "year": paper.year,
+        "url": paper.url or None,
         **(extra or {}),
     }
 

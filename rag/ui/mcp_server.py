@@ -407,18 +407,22 @@ class Tools:
         return CollectionsResult(store=contents.location, collections=found)
 
 
+def _reference(ref: dict[str, Any]) -> dict[str, Any]:
+    """A ``check --json`` paper reference as the tools return a paper (text fields plain)."""
+    return {
+        **{k: ref.get(k) for k in ("id", "source", "line", "venue", "year", "url")},
+        "label": _plain(ref["label"]),
+    }
+
+
 def _evidence(ref: dict[str, Any]) -> Evidence:
-    return Evidence(id=ref["id"], label=_plain(ref["label"]), source=ref["source"], line=ref["line"],
-                    sentence=_plain(ref["sentence"]))  # fmt: skip
+    return Evidence(**_reference(ref), sentence=_plain(ref["sentence"]))
 
 
 def _checked(record: dict[str, Any]) -> CheckedClaim:
     """One ``check --json`` record as the tool returns it (text fields plain)."""
     candidates = {
-        key: [
-            PaperRef(id=c["id"], label=_plain(c["label"]), source=c["source"], line=c["line"]) for c in found
-        ]
-        for key, found in record["candidates"].items()
+        key: [PaperRef(**_reference(c)) for c in found] for key, found in record["candidates"].items()
     }
     return CheckedClaim(
         **{

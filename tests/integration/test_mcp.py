@@ -160,6 +160,7 @@ def test_check_claims_over_stdio_returns_the_cli_verdicts_with_evidence_and_sugg
     ]
     supported, wrong, altered = checked["claims"]
     assert supported["evidence"]["source"].endswith(".txt") and supported["evidence"]["line"] > 0
+    assert (supported["evidence"]["venue"], supported["evidence"]["year"]) == ("ICML", 2026)  # as any paper
     assert DRAFT[supported["start"] : supported["end"]].startswith("AdaSCALE adapts")
     assert wrong["suggestions"][0]["id"] == "000-07" and "25.00" in altered["missing"]
     for name, message in [
