@@ -396,7 +396,7 @@ _NOT_AUTHOR = re.compile(
 )
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][\w\-]{1,40}")
 # What an id has and a word in brackets has not: a digit with letters, or a capital inside
-# ("zzz-99", "rJXMpikCZ", "2401.01234"; not "sic", "sic!", "Smith").
+# ("zzz-99", "rJXMpikCZ"; not "sic", "Smith").
 _ID_SHAPE = re.compile(r"(?=.*\d)(?=.*[A-Za-z])|^.+[A-Z]", re.DOTALL)
 
 
@@ -995,7 +995,10 @@ def _swap_reason(read: _Read, pair: tuple[str, str], mine: str) -> str:
         for (a, first), (b, head) in pairwise(lexical_words(sentence)):
             if (first, head) == pair:
                 return f"the paper says {_written(sentence, a, b)}, the claim {mine}: “{sentence}”"
-    return f"the paper says {' '.join(pair)} (in its title), the claim {mine}"
+    for (a, first), (b, head) in pairwise(lexical_words(read.text)):  # the title or the label
+        if (first, head) == pair:
+            return f"the paper says {_written(read.text, a, b)} (in its title), the claim {mine}"
+    return f"the paper says {' '.join(pair)}, the claim {mine}"
 
 
 @dataclass
