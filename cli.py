@@ -261,7 +261,7 @@ def ask(
 
     cite = _cite_format(cite)
     if list_all and listed:
-        _fail("--all lists every paper and -n N at most N: give one of them")
+        _bad_usage("--all lists every paper and -n N at most N: give one of them", "ask")
     overrides = dict(
         collection=collection,
         llm=llm,
@@ -822,6 +822,8 @@ def _one_line_usage_errors() -> None:
     if "typer.rich_utils" in sys.modules:
         sys.modules["typer.rich_utils"].rich_format_error = _usage_error  # type: ignore[attr-defined]
         return
+    if any(type(finder).__name__ == "Patching" for finder in sys.meta_path):
+        return  # the warm process runs every command through here: one hook is enough
 
     class Patching(importlib.abc.MetaPathFinder):
         def find_spec(self, name: str, path: Any, target: Any = None) -> Any:  # importlib's signature
@@ -841,6 +843,14 @@ def _one_line_usage_errors() -> None:
     sys.meta_path.insert(0, Patching())
 
 
+def _bad_usage(message: str, verb: str) -> NoReturn:
+    """A usage error found by the command itself, printed as typer's are (:func:`_usage_error`)."""
+    from rag.ui import render
+
+    render.error(f"{message} (see `citeline {verb} --help`)")
+    sys.exit(2)
+
+
 def _usage_error(exc: Exception) -> None:
     """A usage error ("-n 0", an unknown option) as one ``error:`` line naming the help to read,
     instead of typer's boxed panel under the usage text; typer then exits with click's code 2."""
@@ -850,7 +860,8 @@ def _usage_error(exc: Exception) -> None:
 
     ctx = getattr(exc, "ctx", None)
     see = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-    render.error(" ".join(str(exc.format_message()).split()) + see)  # type: ignore[attr-defined]
+    message = " ".join(str(exc.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
+    render.error(message + see)
 
 
 def _internal_error(exc: Exception) -> None:

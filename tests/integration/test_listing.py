@@ -24,9 +24,9 @@ def test_a_capped_listing_says_how_many_it_found_and_how_to_see_all(seed_setting
     )
     assert len(everything["citations"]) == 4 and "showing" not in everything["answer"]
     both = run(["ask", "Which papers study watermarking?", "--all", "-n", "2"], seed_settings)
-    assert both.returncode == 1 and both.stderr.strip() == (
-        "error: --all lists every paper and -n N at most N: give one of them"
-    )  # not -n quietly ignored
+    assert both.returncode == 2 and both.stderr.strip() == (
+        "error: --all lists every paper and -n N at most N: give one of them (see `citeline ask --help`)"
+    )  # a usage error, not -n quietly ignored
 
 
 def test_a_question_for_the_papers_themselves_names_them_in_indexed_order_and_counts_them(seed_settings):
