@@ -91,6 +91,14 @@ def plain_text(text: str, symbols: bool = False) -> str:
 # Inline math: $...$ on one line (not "$5 and $6"-style prices: no digit-space right after "$"),
 # or \( ... \).
 _MATH_SPAN = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]{1,300}?)(?<![\s\\])\$(?!\d)|\\\((.{1,300}?)\\\)")
+
+
+def math_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` has inline math (``$...$``, ``\\(...\\)``), as :func:`plain_text` finds it:
+    brackets in there ("$[t_0, T]$") are an interval, not a citation."""
+    return [m.span() for m in _MATH_SPAN.finditer(text)]
+
+
 _GREEK = (
     "alpha α beta β gamma γ delta δ epsilon ε varepsilon ε zeta ζ eta η theta θ vartheta ϑ iota ι"
     " kappa κ lambda λ mu μ nu ν xi ξ pi π varpi ϖ rho ρ varrho ϱ sigma σ varsigma ς tau τ"

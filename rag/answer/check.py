@@ -37,6 +37,7 @@ from rag.text import (
     lexical_sequence,
     lexical_terms,
     lexical_words,
+    math_spans,
     names_written,
     normalized,
     numbers_in,
@@ -395,9 +396,6 @@ _NOT_AUTHOR = re.compile(
     re.I,
 )
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][\w\-]{1,40}")
-# What an id has and a word in brackets has not: a digit with letters, or a capital inside
-# ("zzz-99", "rJXMpikCZ"; not "sic", "Smith").
-_ID_SHAPE = re.compile(r"(?=.*\d)(?=.*[A-Za-z])|^.+[A-Z]", re.DOTALL)
 
 
 @dataclass
@@ -424,7 +422,7 @@ def find_citations(
     like citations, but nothing says what they cite."""
     found: list[Cite] = []
     unknown: list[Cite] = []  # bracketed tokens shaped like ids that name no paper
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = math_spans(text)  # "$[t_0, T]$" is no citation
     for m in _CITE_COMMAND.finditer(text):
         for key in (k.strip() for k in m.group(1).split(",")):
             if key:
@@ -458,16 +456,28 @@ def find_citations(
                 cites = [Cite(t, "id", m.start(), m.end()) for t in tokens]  # citeline's shape, unknown id
             elif orphans is not None and numbers and all(n is not None and n > 0 for n in numbers):
                 orphans.append((m.start(), m.group(0)))
-            elif tokens and all(_ID_TOKEN.fullmatch(t) and _ID_SHAPE.search(t) for t in tokens):
+            elif tokens and all(_ID_TOKEN.fullmatch(t) for t in tokens):
                 unknown.extend(Cite(t, "id", m.start(), m.end()) for t in tokens)
         if cites:
             found.extend(cites)
             taken.append(m.span())
-    if any(c.style == "id" for c in found):
-        # A draft citing papers by id: "[rJXMpikCX]", one letter off, is a citation to no paper
-        # (unresolved, so its exit status says so), not text in brackets to skip.
-        found.extend(unknown)
+    # In a draft citing papers by id, a bracketed token shaped as they are ("[rJXMpikCX]", one
+    # letter off an OpenReview id) is a citation to no paper (unresolved, so the exit status says
+    # so), not text in brackets to skip; "[CLS]", "[GPT-4]" or "$[t0, T1]$" are not shaped so.
+    shapes = set().union(*(_shape(c.key) for c in found if c.style == "id"))
+    found.extend(c for c in unknown if _shape(c.key, near=True) & shapes)
     return sorted(found, key=lambda c: c.start)
+
+
+def _shape(token: str, near: bool = False) -> set[tuple[int, frozenset[str]]]:
+    """An id's shape: its length and which kinds of character it holds (capitals, small letters,
+    digits, each other character); with ``near``, the lengths one off too (a letter dropped or
+    doubled)."""
+    kinds = frozenset(
+        "A" if c.isupper() else "a" if c.islower() else "0" if c.isdigit() else c for c in token
+    )
+    lengths = (len(token) - 1, len(token), len(token) + 1) if near else (len(token),)
+    return {(n, kinds) for n in lengths}
 
 
 def _numbers(token: str) -> list[int | None]:
