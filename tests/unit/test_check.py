@@ -659,7 +659,7 @@ def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_an
     [
         ("Honeytrace needs retraining.", "Honeytrace operates without retraining.", "does without"),
         (
-            "GATs require computing a matrix inversion for every layer.",
+            "GATs require costly matrix operations in every layer.",
             "It is efficient, without requiring costly matrix operations (such as inversion).",
             "does without",
         ),
@@ -672,6 +672,11 @@ def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_an
         ("Honeytrace does not need retraining.", "Honeytrace operates without retraining.", ""),
         ("The method requires labels.", "It learns without labels, then fine-tunes with labels.", ""),
         ("The method requires GPUs.", "We train without retraining.", ""),
+        # one word of several in common; what is kept, not done without; a condition; another clause
+        ("It requires access to model gradients.", "It works without access to the training data.", ""),
+        ("It relies on accurate reward models.", "It works without sacrificing reward model accuracy.", ""),
+        ("Training requires large batches.", "Without large batches, training diverges.", ""),
+        ("SGD needs a schedule.", "It converges without a schedule for Adam, but SGD requires one.", ""),
     ],
 )
 def test_a_need_on_one_side_and_doing_without_it_on_the_other_turns_the_claim_around(claim, sentence, says):
