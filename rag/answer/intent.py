@@ -155,6 +155,7 @@ _HOW_MANY = re.compile(
     re.IGNORECASE,
 )
 _COUNTED = re.compile(r"^\s*how\s+many\s+(?P<rest>.+)$", re.IGNORECASE)
+_THERE = re.compile(r"\s+(?:are|were)\s+there\s*(?=[?.!]*\s*$)", re.IGNORECASE)
 _JUST_PAPERS = re.compile(r"^\s*(?:(?:all|the|every)\s+)*(?:papers|publications)\s*[?.!]*\s*$", re.IGNORECASE)
 # ... unless the question said what they are about: "Which papers are about the index?" is a topic.
 _ABOUT = re.compile(r"\b(?:about|regarding|concerning|related\s+to|deal(?:s|ing)?\s+with|on|for)\b", re.I)
@@ -230,9 +231,12 @@ def classify(question: str) -> Intent:
         not counted.group("rest") or _HOLDINGS.fullmatch(counted.group("rest"))
     ):
         return Intent("catalogue", "", venue, year)  # "How many papers are in the collection?"
-    if (counted := _COUNTED.match(rest)) and (asked := classify(f"Which {counted.group('rest')}")).is_listing:
-        # "How many papers study X?", "How many GAN papers are there?": a listing says how many.
-        return Intent("listing", asked.topic, venue or asked.venue, year or asked.year)
+    if counted := _COUNTED.match(rest):
+        # "How many papers study X?", "How many papers on X are there?": a listing says how many;
+        # "How many recent papers are there?", "How many papers?": the catalogue does.
+        asked = classify(f"Which {_THERE.sub('', counted.group('rest')) or 'papers'}")
+        if asked.is_listing or asked.is_catalogue:
+            return Intent(asked.kind, asked.topic, venue or asked.venue, year or asked.year)
     modified = _MODIFIED.match(rest)
     if modified and (intent := _modified(modified, venue, year)) is not None:
         return intent

@@ -50,6 +50,8 @@ def test_other_questions_are_factoids(question):
         ("Which recent papers do you have?", None, None),
         ("Find all papers", None, None),
         ("How many papers are there?", None, None),
+        ("How many recent papers are there?", None, None),
+        ("How many papers?", None, None),
         ("Can you list all papers?", None, None),
         ("All ICML 2026 papers, please", "ICML", 2026),
         ("Which papers were published in ICML 2026?", "ICML", 2026),
@@ -162,6 +164,7 @@ def test_where_the_papers_are_kept_is_no_part_of_a_topic():
         ("How many papers study watermarking?", "watermarking"),
         ("How many GAN papers are there?", "GAN"),
         ("How many works are about graph neural networks?", "graph neural networks"),
+        ("How many papers on watermarking are there?", "watermarking"),
     ],
 )
 def test_how_many_papers_on_a_topic_is_a_listing_which_says_how_many(question, topic):
