@@ -150,10 +150,6 @@ _HOLDINGS = re.compile(
 # "How many papers are there?", "All ICML 2026 papers, please".
 _POLITE = re.compile(r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
 _PLEASE = re.compile(r"[\s,]*\bplease\b", re.IGNORECASE)
-_HOW_MANY = re.compile(
-    rf"^\s*how\s+many\s+{_PAPERS}\s+(?:(?:are|were)\s+(?:there\b)?|do\s+you\s+have\b)\s*(?P<rest>.*?)[?.!\s]*$",
-    re.IGNORECASE,
-)
 _COUNTED = re.compile(r"^\s*how\s+many\s+(?P<rest>.+)$", re.IGNORECASE)
 _THERE = re.compile(r"\s+(?:are|were)\s+there\s*(?=[?.!]*\s*$)", re.IGNORECASE)
 _JUST_PAPERS = re.compile(r"^\s*(?:(?:all|the|every)\s+)*(?:papers|publications)\s*[?.!]*\s*$", re.IGNORECASE)
@@ -227,10 +223,6 @@ def classify(question: str) -> Intent:
     rest = _PLEASE.sub("", _POLITE.sub("", rest)).strip() or rest
     if _JUST_PAPERS.match(rest):  # "papers", "All ICML 2026 papers" (the venue is taken out)
         return Intent("catalogue", "", venue, year)
-    if (counted := _HOW_MANY.match(rest)) and (
-        not counted.group("rest") or _HOLDINGS.fullmatch(counted.group("rest"))
-    ):
-        return Intent("catalogue", "", venue, year)  # "How many papers are in the collection?"
     if counted := _COUNTED.match(rest):
         # "How many papers study X?", "How many papers on X are there?": a listing says how many;
         # "How many recent papers are there?", "How many papers?": the catalogue does.
