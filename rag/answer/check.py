@@ -783,6 +783,7 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     parameters" is not turned around by "more than 20 datasets" elsewhere in the abstract).
     """
     said = _stems(claim)
+    paper = " ".join(evidence)  # the whole abstract: what it says outside one sentence counts too
     pairs = [  # the claim's antonyms: few, so each sentence is looked at for those only
         (mine, theirs)
         for a, b in _OPPOSITES
@@ -799,7 +800,7 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
             continue
         if graded := _graded(claim, sentence):
             return f"the paper says {graded}: “{sentence}”"
-        if flipped := _negated(claim, sentence) or _needed_without(claim, sentence, " ".join(evidence)):
+        if flipped := _negated(claim, sentence) or _needed_without(claim, sentence, paper):
             return flipped
         if _compared_the_other_way(claim, sentence):
             return f"the paper compares the other way round: “{sentence}”"
@@ -885,23 +886,24 @@ def _needed_without(claim: str, sentence: str, paper: str) -> str:
     what it is said to need, has said both, and nothing is turned around. So is a side that
     negates the need itself ("does not need retraining"). Of 2,663 abstract sentences with a need
     or a "without", each checked against its own abstract, none is turned around."""
-    cases = (
-        (claim, sentence, paper, "the paper does without what the claim needs"),
-        (sentence, claim, claim, "the paper needs what the claim does without"),
-    )
-    for needing, lacking, whole, says in cases:
+    if not (_WITHOUT.search(claim) or _WITHOUT.search(sentence)):
+        return ""
+    paper_without, paper_plainly = _after(paper, _WITHOUT), Counter(_sequence(paper))
+    claim_without, claim_plainly = _after(claim, _WITHOUT), Counter(_sequence(claim))
+    cases: list[tuple[str, str, Callable[[str], bool], str]] = [
+        (claim, sentence, lambda w: paper_plainly[w] > paper_without[w],
+         "the paper does without what the claim needs"),
+        (sentence, claim, lambda w: claim_plainly[w] > claim_without[w] or w in paper_without,
+         "the paper needs what the claim does without"),
+    ]  # fmt: skip
+    for needing, lacking, says_both, says in cases:
         says_need = _NEED.search(_DOES_WITHOUT.sub(" ", lacking))
         if _WITHOUT.search(needing) or any(_NEGATION.finditer(needing)) or says_need:
             continue  # a side that says both ("without X for Adam, but SGD requires one") is no opposite
         without = _after(lacking, _WITHOUT)
         for needed in _windows(needing, _NEED):
             shared = [w for w in needed if w in without]
-            if not shared or (len(shared) < 2 and len(needed) > 1):
-                continue
-            done_without, plainly = _after(whole, _WITHOUT), Counter(_sequence(whole))
-            if all(plainly[w] <= done_without[w] for w in shared) and not (
-                whole is claim and any(w in _after(paper, _WITHOUT) for w in shared)
-            ):
+            if shared and (len(shared) >= 2 or len(needed) == 1) and not any(map(says_both, shared)):
                 return f"{says}: “{sentence}”"
     return ""
 
