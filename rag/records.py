@@ -53,6 +53,20 @@ class Paper:
         """What to call the paper on screen: its title, else the label derived from its abstract."""
         return self.title or self.label
 
+    def reference(self) -> dict[str, Any]:
+        """Identity and provenance, what a reader needs to find the entry: id, label, file and
+        line, venue, year and url (None when the list gives none), as ``check --json`` and the
+        MCP tools give a paper."""
+        return {
+            "id": self.id,
+            "label": self.display,
+            "source": self.source,
+            "line": self.line,
+            "venue": self.venue or None,
+            "year": self.year,
+            "url": self.url or None,
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """Every field, JSON-ready (authors as a list)."""
         # Not dataclasses.asdict: its recursive deep copy was 8% of an unchanged 37k-paper re-ingest.

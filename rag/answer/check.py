@@ -1102,16 +1102,7 @@ class CheckReport:
 
 
 def _paper_ref(paper: Paper, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "id": paper.id,
-        "label": paper.display,
-        "source": paper.source,
-        "line": paper.line,
-        "venue": paper.venue or None,
-        "year": paper.year,
-        "url": paper.url or None,
-        **(extra or {}),
-    }
+    return {**paper.reference(), **(extra or {})}
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\\(\[])")

@@ -260,15 +260,7 @@ class CollectionsResult(BaseModel):
 
 def paper_record(paper: Paper) -> dict[str, Any]:
     """A paper as the tools return it: identity and provenance (text fields plain)."""
-    return {
-        "id": paper.id,
-        "label": _plain(paper.display),
-        "source": paper.source,
-        "line": paper.line,
-        "venue": paper.venue or None,
-        "year": paper.year,
-        "url": paper.url or None,
-    }
+    return {**paper.reference(), "label": _plain(paper.display)}
 
 
 def _citation(citation: Citation) -> Cited:
