@@ -845,10 +845,15 @@ def _one_line_usage_errors() -> None:
 
 def _bad_usage(message: str, verb: str) -> NoReturn:
     """A usage error found by the command itself, printed as typer's are (:func:`_usage_error`)."""
+    _usage_line(message, f"citeline {verb}")
+    sys.exit(2)
+
+
+def _usage_line(message: str, command: str | None) -> None:
+    """``error: MESSAGE (see `COMMAND --help`)``, one line on stderr."""
     from rag.ui import render
 
-    render.error(f"{message} (see `citeline {verb} --help`)")
-    sys.exit(2)
+    render.error(message + (f" (see `{command} --help`)" if command else ""))
 
 
 def _usage_error(exc: Exception) -> None:
@@ -856,12 +861,9 @@ def _usage_error(exc: Exception) -> None:
     instead of typer's boxed panel under the usage text; typer then exits with click's code 2."""
     if type(exc).__name__ == "NoArgsIsHelpError":  # bare `citeline papers`: the help was shown
         return
-    from rag.ui import render
-
     ctx = getattr(exc, "ctx", None)
-    see = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
     message = " ".join(str(exc.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
-    render.error(message + see)
+    _usage_line(message, ctx.command_path if ctx is not None else None)
 
 
 def _internal_error(exc: Exception) -> None:
