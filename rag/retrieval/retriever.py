@@ -10,7 +10,7 @@ nothing and the pipeline abstains without calling the LLM.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
@@ -273,16 +273,9 @@ class Retriever:
         """Word and word-pair counts over the papers searched (built once, on first need): which
         two words are a term of the field, for ``check``'s swapped-method test."""
         if self._phrases is None:
-
-            def once_each() -> Iterator[list[str]]:  # a paper in two collections counts once
-                seen: set[str] = set()
-                for table in self._tables():
-                    for pid, terms in zip(table.ids, table.terms, strict=True):
-                        if pid not in seen:
-                            seen.add(pid)
-                            yield terms
-
-            self._phrases = Phrases.from_sequences(once_each())
+            seen: set[str] = set()  # a paper in two collections counts once, as in a listing
+            rows = ((table, _in_scope(table, None, None, seen)) for table in self._tables())
+            self._phrases = Phrases.from_sequences(table.terms[i] for table, keep in rows for i in keep)
         return self._phrases
 
     def term_weights(self, terms: list[str]) -> TermWeights:
