@@ -276,6 +276,23 @@ def test_a_comparison_far_from_the_claim_turns_nothing_around():
             "Over-parameterized models hold far more neurons than the task requires.",
             "",
         ),
+        (  # a comparison won where the paper's is lost, whichever words each side uses
+            "Distilled students beat their teachers on out-of-domain parsing benchmarks.",
+            "Distilled students still lag behind their teachers on out-of-domain parsing benchmarks.",
+            "lag behind",
+        ),
+        (
+            "The byte-level model falls behind subword transformers at language modeling.",
+            "The byte-level model is competitive with, and even outperforms, subword transformers at "
+            "language modeling.",
+            "outperform",
+        ),
+        (  # the same sentence writes the claim's word of something else ("better than random")
+            "Tree ensembles learn tabular tasks with better sample efficiency than gradient boosting.",
+            "Tree ensembles are better than random, yet their sample efficiency lags behind gradient "
+            "boosting on tabular tasks.",
+            "lag behind",
+        ),
     ],
 )
 def test_an_antonym_turns_a_finding_around_only_next_to_what_both_sides_speak_of(claim, sentence, says):
@@ -309,6 +326,49 @@ def test_a_negation_in_front_of_a_verb_of_the_same_sense_turns_the_finding_aroun
     from rag.answer.check import contradiction
 
     assert ("negates" in contradiction(claim, [sentence])) is turned
+
+
+@pytest.mark.parametrize(
+    "claim, sentence, turned",
+    [
+        (  # the negation's subject before it: "cannot be avoided" of the same "mode collapse"
+            "Mode collapse can be avoided by annealing the temperature of the discriminator.",
+            "We show that mode collapse cannot be avoided by annealing the discriminator.",
+            True,
+        ),
+        (  # "barely" takes back what follows it
+            "Linear probes clearly outperform random guessing on every layer of the network.",
+            "Linear probes barely outperform random guessing on most layers of the network.",
+            True,
+        ),
+        (  # another subject's collapse is not this one's
+            "Mode collapse can be avoided by annealing the temperature.",
+            "Posterior collapse cannot be avoided by annealing alone.",
+            False,
+        ),
+    ],
+)
+def test_a_negation_turns_around_what_it_negates_before_or_after_it(claim, sentence, turned):
+    from rag.answer.check import contradiction
+
+    assert ("negates" in contradiction(claim, [sentence])) is turned
+
+
+def test_a_paper_that_states_the_claims_side_too_has_said_both_and_turns_nothing_around():
+    """Abstracts set earlier work against their own: what the paper says of earlier work is not
+    what it says of its own, so a claim that matches its own words is not turned around."""
+    from rag.answer.check import contradiction
+
+    earlier = "Distributed training is typically run with asynchronous stochastic gradient descent."
+    own = "We revisit synchronous stochastic gradient descent with backup workers."
+    claim = "The paper trains with synchronous stochastic gradient descent and backup workers."
+    assert contradiction(claim, [earlier, own]) == ""
+    assert "asynchron" in contradiction(claim, [earlier])
+    negated = "In earlier schemes the approximation factors are not efficiently computable."
+    plain = "In our schemes the approximation factors are efficiently computable."
+    claim = "Its approximation factors are efficiently computable."
+    assert contradiction(claim, [negated, plain]) == ""
+    assert "negates" in contradiction(claim, [negated])
 
 
 def test_the_same_finding_in_other_words_is_supported_without_a_reason():
@@ -677,6 +737,11 @@ def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_an
         ("It relies on accurate reward models.", "It works without sacrificing reward model accuracy.", ""),
         ("Training requires large batches.", "Without large batches, training diverges.", ""),
         ("SGD needs a schedule.", "It converges without a schedule for Adam, but SGD requires one.", ""),
+        (  # "only through" states a need
+            "Decoders become text encoders only through costly contrastive pretraining.",
+            "Decoders become text encoders without the need for costly contrastive pretraining.",
+            "does without",
+        ),
     ],
 )
 def test_a_need_on_one_side_and_doing_without_it_on_the_other_turns_the_claim_around(claim, sentence, says):
