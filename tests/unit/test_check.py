@@ -749,3 +749,21 @@ def test_a_need_on_one_side_and_doing_without_it_on_the_other_turns_the_claim_ar
 
     found = contradiction(claim, [sentence])
     assert (says in found) if says else not found
+
+
+@pytest.mark.parametrize(
+    ("claim", "missing"),
+    [
+        # a model, method or dataset named with a capital that the paper never writes
+        ("Removing 40% of the tokens by perplexity matches accuracy on Mistral models.", ["Mistral"]),
+        ("Removing 40% of the tokens by perplexity matches accuracy with Llama models.", ["Llama"]),
+        # the cited paper's author, "et al.", and a claim written in title case name nothing missing
+        ("As Singh shows, removing 40% of the tokens by perplexity matches full-corpus accuracy.", []),
+        ("Recently, Okafor et al. found that perplexity pruning of 40% of tokens matches accuracy.", []),
+        ("Removing 40% of Tokens by Perplexity Ranking Matches Downstream Accuracy.", []),
+    ],
+)
+def test_a_capitalised_name_the_paper_never_writes_is_missing(claim, missing):
+    judged = judge(claim, PRUNING, TermWeights(weights={}, rare=frozenset()), AnswerSettings())
+    assert [m for m in judged.missing if m[0].isupper()] == missing
+    assert (judged.verdict != SUPPORTED) is bool(missing)
