@@ -384,6 +384,22 @@ def coined_names(text: str) -> set[str]:
     return {canonical_name(t) for t in _NAME_TOKEN.findall(plain_text(text)) if is_coined(t)} - {""}
 
 
+# A capitalised word inside a sentence: a model, method, dataset or person's name ("Mistral",
+# "Monte Carlo", "Gaussian"), though not shaped like a coined one.
+_PROPER = re.compile(r"(?<![.:!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b(?!\s+(?:et\s+al|and\s+colleagues))")
+_LONG_WORD = re.compile(r"\b[A-Za-z]{4,}\b")
+
+
+def proper_names(text: str) -> list[str]:
+    """The capitalised words inside ``text`` (one sentence; not its first word), none in a text
+    written in title case ("Methods to Detect When a Network Is Wrong"), where capitals name
+    nothing, nor an author named with "et al."."""
+    words = _LONG_WORD.findall(text)
+    if sum(w[0].isupper() for w in words) * 2 >= len(words):
+        return []
+    return list(dict.fromkeys(_PROPER.findall(text.strip())))
+
+
 @functools.lru_cache(maxsize=4096)
 def names_written(text: str) -> frozenset[str]:
     """Every token of ``text`` as a name would be written (canonical, case kept), with the parts

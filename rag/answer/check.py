@@ -42,6 +42,7 @@ from rag.text import (
     normalized,
     numbers_in,
     plain_text,
+    proper_names,
     split_sentences,
     stem_terms,
     stem_written,
@@ -663,28 +664,13 @@ def judge(
     missing += sorted(n for n in names if not _names(read.text, n))
     missing += _unsaid(claim, names, paper, read.terms)
     written = f"{read.text} {' '.join(paper.authors)}"  # "Recently, Wang et al. [3] show …" names an author
-    missing += [w for w in _proper_names(claim) if not re.search(rf"\b{re.escape(w)}", written, re.I)]
+    missing += [w for w in proper_names(claim) if not re.search(rf"\b{re.escape(w)}", written, re.I)]
     order = sorted(range(len(read.sentences)), key=lambda i: -coverage(terms, read.words[i], weights))
     ranked = [read.sentences[i] for i in order]
     turned = contradiction(claim, ranked) or (swapped_term(claim, read, phrases) if phrases else "")
     return Judgement(
         paper, share, missing, ranked[0], turned, closest, ranked, tuning.check_support, tuning.check_partial
     )
-
-
-# A capitalised word inside a sentence: a model, method, dataset or person's name ("Mistral",
-# "Monte Carlo", "Gaussian"), which the paper must write too, as it must a coined name.
-_PROPER = re.compile(r"(?<![.:!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b(?!\s+(?:et\s+al|and\s+colleagues))")
-_WORD = re.compile(r"\b[A-Za-z]{4,}\b")
-
-
-def _proper_names(claim: str) -> list[str]:
-    """The capitalised words inside ``claim`` (not its first), none in a claim written in title
-    case ("Methods to Detect When a Network Is Wrong"), where capitals name nothing."""
-    words = _WORD.findall(claim)
-    if sum(w[0].isupper() for w in words) * 2 >= len(words):
-        return []
-    return list(dict.fromkeys(_PROPER.findall(claim.strip())))
 
 
 @dataclass(frozen=True)
