@@ -29,8 +29,6 @@ from rag.text import (
     lexical_terms,
     numbers_in,
     plain_text,
-    proper_names,
-    split_sentences,
     stem_terms,
     without_keys,
 )
@@ -46,25 +44,15 @@ _NUMBER_ASKED = re.compile(
     r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bwhat\s+(?:percentage|fraction|share|"
     r"number|amount)\b|\bby\s+how\s+much\b|\bwhat\s+(?:[\w\-@]+\s+){0,3}(?:rate|accuracy|score|"
     r"speed-?up|latency|auroc|auc|f1|fid|psnr|bleu|error|gap|gain|improvement|reduction|overhead|"
-    r"percentage|ratio|cost|size|budget|epsilon|threshold|time-to-\w+|horizon|temperature|learning\s+rate|"
-    r"batch\s+size)\b",
+    r"percentage|ratio|cost|size)\b",
     re.I,
 )
-# "Which models ...", "On which datasets ...", "What is X called?", "What protocol does X exploit?"
-# (a noun, then a verb: "What causes X?" and "What kind of model is X?" ask for a description).
+# "Which models ...", "What is X called?", "What protocol does X exploit?" (a noun, then a verb:
+# "What causes X?" and "What kind of model is X?" ask for a description instead).
 _ENTITY_ASKED = re.compile(
-    r"^\s*(?:(?:on|in|from|for|with|by|at|to|of|under|across|against)\s+which|which|who|whom|whose|name)\b"
-    r"|\bwhat\s+(?:is|are|was|were)\s+.{1,80}\s+(?:called|named)\b"
+    r"^\s*(?:which|who|whom|whose|name)\b|\bwhat\s+(?:is|are|was|were)\s+.{1,80}\s+(?:called|named)\b"
     r"|^\s*what\s+(?!kind|type|sort|does|do|did|is|are|was|were)(?:[\w'’\-]+\s+){1,3}"
     r"(?:does|do|did|is|are|was|were|can|could|has|have)\b",
-    re.I,
-)
-# "Which LLM ...", "On which image datasets ...": things known by their names, so an answer must
-# give a name ("Gemma-2-2B", "ImageNet", "Mistral"), not only words the question lacks.
-_NAMED_THING = re.compile(
-    r"\b(?:which|what)\s+(?:[\w\-]+\s+){0,3}?(?:(?:language\s+)?models?|llms?|mllms?|vlms?|datasets?|"
-    r"benchmarks?|corpus|corpora|games?|environments?|architectures?|optimi[sz]ers?|simulators?|"
-    r"librar(?:y|ies)|toolkits?|backbones?|encoders?)\b",
     re.I,
 )
 # Words a reply uses to restate a question without adding to it.
@@ -76,14 +64,13 @@ _RESTATING = STOP_WORDS | frozenset(
 
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks for: ``expansion`` (of ``acronym``), ``number``, ``entity`` (a
-    ``named`` one: "Which LLM ...") or ``open``; for "how many <things>", ``counted`` is the
-    things' stem ("How many human participants ..." → "particip")."""
+    """What a question asks for: ``expansion`` (of ``acronym``), ``number``, ``entity`` or ``open``;
+    for "how many <things>", ``counted`` is the things' stem ("How many human participants ..." →
+    "particip")."""
 
     kind: str
     acronym: str = ""
     counted: str = ""
-    named: bool = False  # an entity known by its name (see _NAMED_THING): the answer must give one
 
 
 # "How many <things> ...": the things are the plural that ends the first words after it, before a
@@ -115,7 +102,7 @@ def asked_for(question: str) -> Asked:
     if _NUMBER_ASKED.search(text):
         return Asked("number", counted=_counted(text))
     if _ENTITY_ASKED.search(text) and not re.match(r"\s*(?:which|what)\s+papers?\b", text, re.I):
-        return Asked("entity", named=bool(_NAMED_THING.search(text)))
+        return Asked("entity")
     if YES_NO.match(text) and has_bound(text):  # "Compared against more than five baselines?": "six"
         return Asked("number")
     return Asked("open")
@@ -199,7 +186,7 @@ _SCRIPTS = str.maketrans({"^": "", "{": "", "}": "", "$": ""})
 # Words that give an amount without being a count rag.text reads as digits ("six" is read as 6).
 _AMOUNT_WORDS = re.compile(
     r"\b(?:one|dozens?|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|trillions?|half"
-    r"|double|twice|triple)\b",
+    r"|double|twice|triple|several)\b",
     re.I,
 )
 
@@ -236,8 +223,6 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
         return _new_figures(body, question)
     if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
         return True  # "A or B?" is answered by picking one; "No, X does not need retraining"
-    if asked.named:  # "Which LLM powers the evaluator?" is not answered by a sentence naming none
-        return bool(new_names(body, question))
     # Any other question is answered only by something it does not say itself: "AdaSCALE adjusts
     # dynamically based on a sample's estimated OODness" answers neither "What does AdaSCALE
     # adjust dynamically ...?" nor "How does AdaSCALE ...?".
@@ -255,14 +240,6 @@ def _adds(body: str, question: str) -> bool:
         return True
     asked = question.lower()
     return any(n.lower() not in asked for n in coined_names(body)) or _new_figures(body, question)
-
-
-def new_names(body: str, question: str) -> set[str]:
-    """The names ``body`` gives that ``question`` does not: coined ("Gemma-2-2B") or capitalised
-    ("Mistral"); not one the question writes in any case ("adascale" asks for no "AdaSCALE")."""
-    asked = question.lower()
-    names = coined_names(body) | {n for s in split_sentences(body) for n in proper_names(s)}
-    return {n for n in names if n.lower() not in asked}
 
 
 def _new_figures(body: str, question: str) -> bool:

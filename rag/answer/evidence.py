@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rag.answer.asked import asked_for, counts_what_is_asked, expansion_in, names_answer, new_names
+from rag.answer.asked import asked_for, counts_what_is_asked, expansion_in, names_answer
 from rag.answer.context import without_injections
 from rag.answer.language import needs_translation
 from rag.errors import CitelineError
@@ -73,10 +73,9 @@ class PaperEvidence:
     sentences: list[Sentence] = field(default_factory=list)
     support: float = 0.0  # best sentence coverage: how fully this paper answers the question
     missing: tuple[str, ...] = ()  # rare terms or numbers of the question the paper lacks
-    # Some sentence names what the question asks for (a figure, a name, the acronym spelled out).
-    # A paper that names none does not answer: "Which LLM powers the evaluator?" is not answered
-    # by sentences on the evaluator that name no model (figures in words and expansions in the
-    # forms papers write them are read: rag.answer.asked).
+    # Some sentence names what the question asks for (a figure, a name). It ranks sentences and
+    # judges a model's draft; it is not a reason to decline: a paper may give the figure in words
+    # or the expansion in a form no pattern reads, and quoting it is still better than refusing.
     typed: bool = True
     constraint: float = 1.0  # for "which paper ...": how much of what it asks one sentence says
     # This paper's evidence answers the question (see :func:`answers_question`): set by
@@ -103,13 +102,11 @@ def gather(
     restatement. A paper answers when ``tuning.answer_coverage`` of the question's weighted terms
     occur in its best sentences (with the paper's name), no rare name of the question is missing
     from it, nor a figure that sets the question's setting (:func:`rag.text.asked_figures`: not a
-    bound, a year or "the two components"), nor the very variant of a model it names; some
-    sentence must name what is asked for (:func:`rag.answer.asked.names_answer`: a figure, a
-    name, an expansion); "how many <things>" needs a sentence that counts those things; and, for
-    "Which paper proposes a protein structure predictor that beats AlphaFold3?", which names a
-    paper by what it does, when one sentence (with the title) says ``tuning.constraint_coverage``
-    of that, weighted by IDF, without research filler and names: sharing the name AlphaFold3 is
-    not enough.
+    bound, a year or "the two components"), nor the very variant of a model it names; "how many
+    <things>" needs a sentence that counts those things; and, for "Which paper proposes a protein
+    structure predictor that beats AlphaFold3?", which names a paper by what it does, when one
+    sentence (with the title) says ``tuning.constraint_coverage`` of that, weighted by IDF,
+    without research filler and names: sharing the name AlphaFold3 is not enough.
     """
     terms = lexical_terms(without_bounds(question))  # "by more than 50%" is not to be shared
     rows: list[tuple[str, int, str]] = []
@@ -141,6 +138,7 @@ def gather(
         filler = stems_of(RESEARCH_FILLER)
         constraint = [t for t in terms if t not in filler and t not in named] or None
     asked = asked_for(question)
+    asked_names = coined | {n.rstrip("s") for n in coined}
     for (key, n, text), vector in zip(rows, vectors, strict=False):
         present = set(lexical_terms(text)) | names[key]
         cov = coverage(terms, present, weights)
@@ -149,7 +147,7 @@ def gather(
         if asked.kind == "expansion" and typed:
             cov = 1.0  # the sentence that spells the acronym out is the whole answer
         if asked.kind == "entity":  # any new word "names" something; a new name does for sure
-            bonus = tuning.typed_bonus if new_names(text, question) else 0.0
+            bonus = tuning.typed_bonus if coined_names(text) - asked_names else 0.0
         else:
             bonus = tuning.typed_bonus if typed and asked.kind != "open" else 0.0
         by_key[key].append(Sentence(key, n, text, similarity + cov + bonus, cov, typed))
@@ -182,11 +180,7 @@ def gather(
         # "How many participants ...?" is not answered by a paper that counts only other things.
         counts = any(counts_what_is_asked(s.text, asked) for s in ranked)
         answers = (
-            support >= tuning.answer_coverage
-            and not missing
-            and met >= tuning.constraint_coverage
-            and counts
-            and (typed or asked.kind == "open")
+            support >= tuning.answer_coverage and not missing and met >= tuning.constraint_coverage and counts
         )
         out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met, answers))
     return out

@@ -72,21 +72,3 @@ def test_how_many_counts_the_things_it_names_and_only_a_sentence_counting_them_a
     assert counts_what_is_asked("We train on one billion residual stream activations.", stream)
     assert asked_for("How many times faster is it?").counted == ""  # a factor, not things
     assert counts_what_is_asked("Any sentence.", asked_for("How much does it improve?"))
-
-
-def test_a_question_for_a_setting_or_a_time_asks_for_a_number():
-    assert asked_for("What privacy budget was used in the experiments?").kind == "number"
-    assert asked_for("What time-to-target did the optimizer reach?").kind == "number"
-    question = "What share of the training runs learned to tamper with the reward?"
-    assert not names_answer("In several cases the runs learned to tamper with the reward [k1].", question)
-    assert names_answer("In 7 of 12 runs the policy learned to tamper with the reward [k1].", question)
-
-
-def test_a_question_for_a_model_or_dataset_is_answered_only_by_a_name_it_does_not_give():
-    question = "On which datasets was the reconstruction attack evaluated?"
-    assert asked_for(question) == Asked("entity", named=True)
-    assert asked_for("Which loss does the method minimize?") == Asked("entity")  # a loss has no name
-    assert not names_answer("The attack was evaluated on image datasets of several kinds [k1].", question)
-    assert names_answer("The attack was evaluated on ImageNet and PACS [k1].", question)
-    assert names_answer("It recovers images from Caltech models [k1].", question)  # a capitalised name
-    assert not names_answer("The attack on Caltech models recovers images [k1].", "Which Caltech models?")
