@@ -386,18 +386,26 @@ def coined_names(text: str) -> set[str]:
 
 # A capitalised word inside a sentence: a model, method, dataset or person's name ("Mistral",
 # "Monte Carlo", "Gaussian"), though not shaped like a coined one.
-_PROPER = re.compile(r"(?<![.:!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b(?!\s+(?:et\s+al|and\s+colleagues))")
+# Not after what starts a sentence or a clause of its own (". ", "; ", "— ", an opening quote or
+# bracket), nor an author: "Wang et al.", "Lei and Ying", "Smith (2024)".
+_PROPER = re.compile(
+    r"(?<![.:;!?—–]\s)(?<![(\[\"“‘'])\b[A-Z][a-z]{2,}\b"
+    r"(?!\s+(?:et\s+al|and\s+colleagues|and\s+[A-Z][a-z]+)|\s*\((?:19|20)\d\d|'s\b|’s\b)"
+)
+_AUTHOR_BEFORE = re.compile(r"\b[A-Z][a-z]+\s+(?:and|&)\s+$")
 _LONG_WORD = re.compile(r"\b[A-Za-z]{4,}\b")
 
 
 def proper_names(text: str) -> list[str]:
-    """The capitalised words inside ``text`` (one sentence; not its first word), none in a text
-    written in title case ("Methods to Detect When a Network Is Wrong"), where capitals name
-    nothing, nor an author named with "et al."."""
+    """The capitalised words inside ``text`` (one sentence; not its first word, nor the first of
+    a clause set off by a semicolon or a dash), none in a text written in title case ("Methods to
+    Detect When a Network Is Wrong"), where capitals name nothing, nor an author's name."""
     words = _LONG_WORD.findall(text)
     if sum(w[0].isupper() for w in words) * 2 >= len(words):
         return []
-    return list(dict.fromkeys(_PROPER.findall(text.strip())))
+    body = text.lstrip(" \t\"“‘'([*_-•")
+    found = (m for m in _PROPER.finditer(body) if m.start() > 0)
+    return list(dict.fromkeys(m.group(0) for m in found if not _AUTHOR_BEFORE.search(body[: m.start()])))
 
 
 @functools.lru_cache(maxsize=4096)

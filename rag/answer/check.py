@@ -6,7 +6,8 @@ numbered ``[3]`` with a reference list at the end, and citeline's own ``[000-02]
 sentence that carries a citation is a claim; each citation is resolved to an indexed paper (a
 citation that names none is reported, never skipped) and the claim is judged against the paper
 with the same lexical judge the answer path uses (:func:`rag.text.supports`, strict about numbers)
-plus a check that every coined name of the claim (GenAlign, GPT-5) is in the paper. No model is
+plus a check that every name of the claim, coined (GenAlign, GPT-5) or capitalised (Mistral), is
+in the paper. No model is
 needed. A claim its paper does not support is searched for in the whole collection, so the report
 can suggest the citation that does support it.
 """
@@ -18,7 +19,7 @@ import functools
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -578,12 +579,19 @@ _OPPOSITES = [
     ("strong", "weak"), ("help", "hurt"), ("success", "fail"), ("easier", "harder"), ("need", "remov"),
     ("requir", "remov"), ("increas", "lower"), ("rais", "reduc"), ("rais", "decreas"), ("increas", "reduct"),
     ("success", "failur"), ("synchron", "asynchron"), ("strengthen", "weaken"), ("benefit", "harm"),
-    ("help", "harm"), ("largest", "smallest"), ("highest", "lowest"),
-] + [  # a comparison won and a comparison lost, however each is written
-    (won, lost)
-    for won in ("outperform", "surpass", "beat", "exceed", "better", "superior")
-    for lost in ("underperform", "fall short", "fall behind", "lag behind", "wors", "inferior")
+    ("help", "harm"),
 ]  # fmt: skip
+# Verbs that compare what comes before them with what comes after ("A beats B").
+_COMPARING = frozenset("outperform surpass beat exceed match underperform".split()) | {
+    "fall short", "fall behind", "lag behind",
+}  # fmt: skip
+# A comparison won and a comparison lost, however each is written ("beats" / "lags behind").
+_OPPOSITES += [
+    (won, lost)
+    for won in ("outperform", "surpass", "beat", "better", "superior")
+    for lost in ("underperform", "fall short", "fall behind", "lag behind", "wors", "inferior")
+    if (won, lost) not in _OPPOSITES
+]
 # Words either side of an antonym that show what it is about ("lowered the agreement among
 # annotators" / "increased the inter-annotator agreement"): an antonym counts only where claim and
 # sentence share one, so "far less predictable" is no answer to "16x more compute".
@@ -592,14 +600,22 @@ _NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model", "one"}  # compared as stem
 _LACK_WORD = r"lack(?:s|ing|ed)?"
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to"
-    r"|barely|hardly|scarcely"
     rf"|(?P<lack>{_LACK_WORD}))\b",
     re.I,
 )
 _LACK = re.compile(rf"\b{_LACK_WORD}\b", re.I)
 _WITHOUT = re.compile(r"\bwithout\b", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")
-_COMPARATIVE = re.compile(r"\b(\w+er|more \w+|less \w+|worse|better)(?:\s+\w+)?\s+than\b", re.I)
+# "A is better than B", "A shows better generalization than B" (the second group: what is compared)
+_COMPARATIVE = re.compile(r"\b(\w+er|more \w+|less \w+|worse|better)(?:\s+(\w+))?\s+than\b", re.I)
+# A sentence that reports what others believe or did, which the paper may go on to refute: it is
+# not the paper saying so ("It is widely believed that collapse can be avoided ... We show ...").
+_REPORTED = re.compile(
+    r"\b(?:widely|commonly|generally|often)\s+(?:believed|assumed|thought|held)|\bcommon\s+belief"
+    r"|\b(?:prior|previous|earlier|existing)\s+(?:work|works|methods?|approaches|studies|research)"
+    r"|\btypically\b|\bconventional(?:ly)?\b",
+    re.I,
+)
 
 
 @dataclass
@@ -608,7 +624,7 @@ class Judgement:
 
     paper: Paper
     coverage: float  # IDF-weighted share of the claim's terms the paper holds
-    missing: list[str]  # numbers and coined names of the claim the paper lacks
+    missing: list[str]  # numbers and names (coined or capitalised) of the claim the paper lacks
     evidence: str  # the paper's sentence closest to the claim
     contradiction: str = ""  # how the paper says otherwise, if it does
     closest: bool = False  # the paper is the claim's best match in the whole collection
@@ -651,10 +667,10 @@ def judge(
     phrases: Callable[[], Phrases] | None = None,
 ) -> Judgement:
     """The claim against the paper's title, label and abstract: IDF-weighted term coverage (as
-    retrieval judges relevance), every number and coined name present, no finding turned around,
-    no term of the field swapped for another (when ``phrases`` gives the collection's counts: see
-    :func:`swapped_term`), and the closest sentence as evidence; ``tuning`` (``settings.answer``)
-    holds the thresholds."""
+    retrieval judges relevance), every number and name (coined or capitalised) present, no
+    finding turned around, no term of the field swapped for another (when ``phrases`` gives the
+    collection's counts: see :func:`swapped_term`), and the closest sentence as evidence;
+    ``tuning`` (``settings.answer``) holds the thresholds."""
     read = _read(paper)
     claim = plain_text(claim)
     terms = lexical_terms(claim)
@@ -663,14 +679,22 @@ def judge(
     names = [n for n in coined_names(claim) if not n.isdigit()]
     missing += sorted(n for n in names if not _names(read.text, n))
     missing += _unsaid(claim, names, paper, read.terms)
-    written = f"{read.text} {' '.join(paper.authors)}"  # "Recently, Wang et al. [3] show …" names an author
-    missing += [w for w in proper_names(claim) if not re.search(rf"\b{re.escape(w)}", written, re.I)]
+    missing += [w for w in proper_names(claim) if not _writes(read, paper, w)]
     order = sorted(range(len(read.sentences)), key=lambda i: -coverage(terms, read.words[i], weights))
     ranked = [read.sentences[i] for i in order]
     turned = contradiction(claim, ranked) or (swapped_term(claim, read, phrases) if phrases else "")
     return Judgement(
         paper, share, missing, ranked[0], turned, closest, ranked, tuning.check_support, tuning.check_partial
     )
+
+
+def _writes(read: _Read, paper: Paper, name: str) -> bool:
+    """The paper writes ``name`` (a capitalised word of the claim) in some form: "Transformers"
+    for its "transformer", "Markovian" for its "Markov", or as an author ("Wang et al. show")."""
+    if re.search(rf"\b{re.escape(name)}", f"{read.text} {' '.join(paper.authors)}", re.I):
+        return True
+    stem = next(iter(stem_terms(name, frozenset())), name.lower())
+    return stem in read.terms or any(len(t) >= 4 and stem.startswith(t) for t in read.terms)
 
 
 @dataclass(frozen=True)
@@ -797,21 +821,23 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     """
     said = _stems(claim)
     paper = " ".join(evidence)  # the whole abstract: what it says outside one sentence counts too
-    whole = _stems(paper)
-    pairs = {  # the claim's antonyms (few, so each sentence is looked at for those only), and
-        # how near the paper's own uses of the claim's word come to the claim's (see below)
-        (mine, theirs): _anchors(said, mine, whole, mine)
+    pairs = [  # the claim's antonyms: few, so each sentence is looked at for those only
+        (mine, theirs, _context(said, mine))
         for a, b in _OPPOSITES
         for mine, theirs in ((a, b), (b, a))
         if f" {mine} " in said and f" {theirs} " not in said
-    }
+    ]
+    # How near the paper's own uses of the claim's word come to the claim's, in the sentence that
+    # comes nearest (not negated, not reporting others' belief): a paper that writes the claim's
+    # word about the same thing as near as its opposite has said both, of earlier work and its
+    # own ("typically asynchronous"; "we revisit synchronous"), and nothing is turned around.
+    stated = list(_stated(evidence)) if pairs else []
+    own = {mine: max((_shared(near, s, mine) for s in stated), default=0) for mine, _, near in pairs}
     for rank, sentence in enumerate(evidence):
         found = _stems(sentence)
-        for (mine, theirs), own in pairs.items():
-            # A paper that writes the claim's word about the same thing (as near the claim as its
-            # opposite) has said both, of earlier work and its own ("typically asynchronous"; "we
-            # revisit synchronous"): nothing is turned around.
-            if (anchors := _anchors(said, mine, found, theirs)) >= 2 and anchors > own:
+        for mine, theirs, near in pairs:
+            shared = _shared(near, found, theirs)
+            if shared >= 2 and shared > own[mine] and not _roles_swapped(claim, mine, sentence, theirs):
                 return f"the paper says {theirs}, the claim {mine}: “{sentence}”"
         if rank >= closest:
             continue
@@ -839,14 +865,48 @@ def _context(stems: str, word: str) -> set[str]:
     return near - set(parts)
 
 
-def _anchors(said: str, mine: str, found: str, theirs: str) -> int:
-    """How many content words near the claim's ``mine`` are near ``theirs`` in ``found``: two
-    say both sides speak of the same thing. One was too few: "requires" next to "neurons" turned
-    around a TL;DR about "removing correlated neurons" (of 1,465 authors' TL;DRs checked against
-    their own papers, 16 were turned around with one shared word, 8 with two)."""
-    if f" {theirs} " not in found:
-        return 0
-    return len(_context(said, mine) & _context(found, theirs))
+def _shared(near: set[str], found: str, theirs: str) -> int:
+    """How many of ``near`` (the content words around the claim's antonym, :func:`_context`) are
+    near ``theirs`` in ``found`` (:func:`_stems` output): two say both sides speak of the same
+    thing. One was too few: "requires" next to "neurons" turned around a TL;DR about "removing
+    correlated neurons" (of 1,465 authors' TL;DRs checked against their own papers, 16 were
+    turned around with one shared word, 8 with two)."""
+    return len(near & _context(found, theirs)) if f" {theirs} " in found else 0
+
+
+def _stated(evidence: Sequence[str]) -> Iterator[str]:
+    """The stems of the evidence sentences in which the paper says something itself: no negation
+    and no report of what others believe or did (see :data:`_REPORTED`)."""
+    return (_stems(s) for s in evidence if not _negates(s) and not _REPORTED.search(s))
+
+
+def _roles_swapped(claim: str, mine: str, sentence: str, theirs: str) -> bool:
+    """ "A beats B" and "B lags behind A" say the same: what comes just before the antonym on one
+    side comes just after it on the other (what both write on both sides, "attention" in "sparse
+    attention beats dense attention", tells nothing)."""
+    if not ({mine, theirs} <= _COMPARING):  # "better Q than B" compares around "than" (below)
+        return False
+    a, b = _around(claim, mine), _around(sentence, theirs)
+    if a is None or b is None:
+        return False
+    return _crossed(a[0] - a[1], a[1] - a[0], b[0] - b[1], b[1] - b[0])
+
+
+def _around(text: str, stem: str, width: int = 2) -> tuple[set[str], set[str]] | None:
+    """The ``width`` content terms of ``text`` just before and just after its first word(s)
+    stemming to ``stem``: the two sides of a comparison."""
+    words = [s for _, s in lexical_words(text)]
+    parts = stem.split()
+    for i in range(len(words) - len(parts) + 1):
+        if words[i : i + len(parts)] == parts:
+            return set(words[max(0, i - width) : i]), set(words[i + len(parts) : i + len(parts) + width])
+    return None
+
+
+def _crossed(before_a: set[str], after_a: set[str], before_b: set[str], after_b: set[str]) -> bool:
+    """What comes before one side's word comes after the other's, more than in the same order."""
+    crossed = len(before_a & after_b) + len(after_a & before_b)
+    return crossed > len(before_a & before_b) + len(after_a & after_b)
 
 
 def _graded(claim: str, sentence: str) -> str:
@@ -872,23 +932,22 @@ def _negated(claim: str, sentence: str, evidence: Sequence[str] = ()) -> str:
     for negating, plain, who in ((sentence, claim, "the paper"), (claim, sentence, "the claim")):
         if _negates(plain):
             continue
-        terms = _sequence(_ASIDE.sub(" ", plain))  # asides are skipped on both sides
+        terms = _unaside(plain)  # asides are skipped on both sides
         for match in _NEGATION.finditer(negating):
             if match.group("lack") and _LACK.search(plain):
                 continue  # both say something lacks: "does not lack X" is then read as "not"
             # An aside in parentheses is no part of what is negated: "lack a sense of selfhood
             # (memory, beliefs, consistency) and initiative" negates "selfhood and initiative".
-            after = _sequence(_ASIDE.sub(" ", negating[match.end() : match.end() + 160]))
-            clause = _CLAUSE_END.split(negating[max(0, match.start() - 160) : match.start()])[-1]
-            before = _sequence(_ASIDE.sub(" ", clause))
+            after = _unaside(negating[match.end() : match.end() + 160])
+            before = _unaside(_CLAUSE_END.split(negating[max(0, match.start() - 160) : match.start()])[-1])
             # What is negated: the three terms after the negation, or the two before it in its
             # clause (its subject: "model collapse cannot be avoided") and the one after.
             for run in (after[:3], (*before[-2:], *after[:1])):
                 if len(run) < 3 or not _holds(terms, run):
                     continue
                 # the paper's other sentences may say it the claim's way too: then it said both
-                same_side = _plainly if who == "the paper" else _negatively
-                if not any(same_side(other, run) for other in evidence if other != sentence):
+                claims_way = who == "the claim"  # the claim negates: does the paper, elsewhere?
+                if not any(_says(other, run, claims_way) for other in evidence if other != sentence):
                     return f"{who} negates what the other states: “{sentence}”"
     return ""
 
@@ -903,20 +962,23 @@ def _negates(text: str) -> bool:
     return any(not m.group("lack") for m in _NEGATION.finditer(text)) or bool(_WITHOUT.search(text))
 
 
-def _plainly(text: str, run: Sequence[str]) -> bool:
-    """``text`` states ``run`` with no negation in it."""
-    return not _negates(text) and _holds(_sequence(_ASIDE.sub(" ", text)), run)
+def _unaside(text: str) -> tuple[str, ...]:
+    """``text``'s terms in order, asides in parentheses left out."""
+    return _sequence(_ASIDE.sub(" ", text))
 
 
-def _negatively(text: str, run: Sequence[str]) -> bool:
-    """``text`` has ``run`` and a negation."""
-    return _negates(text) and _holds(_sequence(_ASIDE.sub(" ", text)), run)
+def _says(text: str, run: Sequence[str], negated: bool) -> bool:
+    """``text`` has ``run``, with a negation or (``negated`` False) with none and not as a report
+    of what others believe or did (:data:`_REPORTED`)."""
+    if negated != _negates(text) or (not negated and _REPORTED.search(text)):
+        return False
+    return _holds(_unaside(text), run)
 
 
 # "needs retraining" where the paper "operates without retraining": a need stated on one side,
 # its absence on the other. The words that state a need, and what ends the thing needed.
 _NEED = re.compile(
-    r"\b(?:needs?|needed|needing|requir\w*|relies\s+on|rely\s+on|depends?\s+on|only\s+(?:through|via|with))\b",
+    r"\b(?:needs?|needed|needing|requir\w*|relies\s+on|rely\s+on|depends?\s+on|only\s+through)\b",
     re.I,
 )
 _NEED_WORDS = frozenset("need needs required requires relies depends any".split())  # "without requiring any"
@@ -999,15 +1061,20 @@ def _same_run(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
 
 
 def _compared_the_other_way(claim: str, sentence: str) -> bool:
-    """Both compare with the same word, and what comes before "than" in one comes after it in the other."""
+    """Both compare with the same word (and of the same thing, when both name it: "higher accuracy
+    than" is no answer to "higher latency than"), and what comes before "than" in one comes
+    after it in the other."""
     a, b = _COMPARATIVE.search(claim), _COMPARATIVE.search(sentence)
     if not (a and b) or a.group(1).lower() != b.group(1).lower():
         return False
-    before_a, after_a = set(lexical_terms(claim[: a.start()])), set(lexical_terms(claim[a.end() :]))
-    before_b, after_b = set(lexical_terms(sentence[: b.start()])), set(lexical_terms(sentence[b.end() :]))
-    crossed = len(before_a & after_b) + len(after_a & before_b)
-    straight = len(before_a & before_b) + len(after_a & after_b)
-    return crossed > straight
+    if a.group(2) and b.group(2) and lexical_terms(a.group(2)) != lexical_terms(b.group(2)):
+        return False
+    return _crossed(
+        set(lexical_terms(claim[: a.start()])),
+        set(lexical_terms(claim[a.end() :])),
+        set(lexical_terms(sentence[: b.start()])),
+        set(lexical_terms(sentence[b.end() :])),
+    )
 
 
 # Words that make no term: function words the index keeps ("against adversarial", "other tasks"),
