@@ -816,8 +816,8 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     parameters" is not turned around by "more than 20 datasets" elsewhere in the abstract).
     Abstracts set earlier work against their own, so a paper that also writes the claim's side
     (its word as near the claim as the opposite, or the negated words plainly) has said both, and
-    nothing is turned around (of 1,465 authors' TL;DRs checked against their own papers, 9 are
-    turned around, 10 before this rule and the antonyms it came with).
+    nothing is turned around (of 1,465 authors' TL;DRs checked against their own papers, 10 are
+    turned around, as before this rule and the antonyms it came with).
     """
     said = _stems(claim)
     paper = " ".join(evidence)  # the whole abstract: what it says outside one sentence counts too
