@@ -806,9 +806,9 @@ def _stems(text: str) -> str:
 def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     """How the evidence sentences say the opposite of the claim, or "".
 
-    Three shapes, all lexical: an antonym (the claim's "weaker" where the paper writes "stronger"
-    and never "weaker", each next to a word the other side has next to it, so that both speak of
-    the same thing); a negation the other side lacks in front of the same words ("they do not
+    Three shapes, all lexical: an antonym (the claim's "weaker" where the paper writes "stronger",
+    each next to two words the other side has next to it, so that both speak of the same thing);
+    a negation the other side lacks in front of the same words ("they do not
     spontaneously make ..."); and a comparison turned around ("A is worse than B" where the paper
     writes "B is worse than A"). ``evidence`` is ranked, closest to the claim first: the antonym
     is looked for in every sentence (its anchor says what it is about), the other two shapes only
