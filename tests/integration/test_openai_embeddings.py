@@ -58,6 +58,7 @@ def embeddings_url():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}/v1"
     server.shutdown()
+    server.server_close()  # shutdown() leaves the listening socket open
 
 
 def test_openai_embeddings_keep_input_order_even_when_the_server_reorders(embeddings_url):
@@ -121,3 +122,4 @@ def test_an_embedding_server_echoing_the_api_key_never_gets_it_printed(tmp_path)
             assert "[redacted]" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     finally:
         server.shutdown()
+        server.server_close()  # shutdown() leaves the listening socket open

@@ -115,6 +115,7 @@ def test_an_llm_reply_that_stalls_midway_times_out_with_one_line(seed_settings):
         result, took = _timed(["ask", QUESTION, "--json"], seed_settings, _llm_env(server.server_port))
     finally:
         server.shutdown()
+        server.server_close()  # shutdown() leaves the listening socket open
     assert result.returncode == 1 and took < 40
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "timed out" in lines[0] and "Traceback" not in result.stderr
@@ -175,6 +176,7 @@ def test_a_chroma_server_that_stalls_on_queries_times_out_after_connecting(store
         result, took = _timed(["search", "AdaSCALE", "--json"], store_settings, env)
     finally:
         proxy.shutdown()
+        proxy.server_close()  # shutdown() leaves the listening socket open
     assert result.returncode == 1 and took < 60
     assert result.stderr.strip().splitlines() == [
         f"error: the Chroma server at http://127.0.0.1:{proxy.server_port} did not answer within 3s "
@@ -193,6 +195,7 @@ def test_an_ingest_whose_chroma_writes_stall_fails_cleanly_and_a_rerun_completes
         result = run(["ingest", seeds], store_settings, extra_env=env)
     finally:
         proxy.shutdown()
+        proxy.server_close()  # shutdown() leaves the listening socket open
     assert result.returncode == 1 and "did not answer within 3s" in result.stderr.strip().splitlines()[-1]
     report = ingest(bundled_corpus(), store_settings)  # the real server again
     assert report.added == 57 and report.vectors_reused > 0  # the stalled batch's vectors were kept

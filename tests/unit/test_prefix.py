@@ -51,6 +51,7 @@ def server(tmp_path):
     httpd.root = f"http://127.0.0.1:{httpd.server_address[1]}"
     yield httpd
     httpd.shutdown()
+    httpd.server_close()  # shutdown() leaves the listening socket open
 
 
 def _paths(server) -> list[str]:
