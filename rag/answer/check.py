@@ -7,9 +7,8 @@ sentence that carries a citation is a claim; each citation is resolved to an ind
 citation that names none is reported, never skipped) and the claim is judged against the paper
 with the same lexical judge the answer path uses (:func:`rag.text.supports`, strict about numbers)
 plus a check that every name of the claim, coined (GenAlign, GPT-5) or capitalised (Mistral), is
-in the paper. No model is
-needed. A claim its paper does not support is searched for in the whole collection, so the report
-can suggest the citation that does support it.
+in the paper. No model is needed. A claim its paper does not support is searched for in the whole
+collection, so the report can suggest the citation that does support it.
 """
 
 from __future__ import annotations
@@ -808,9 +807,9 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
 
     Three shapes, all lexical: an antonym (the claim's "weaker" where the paper writes "stronger",
     each next to two words the other side has next to it, so that both speak of the same thing);
-    a negation the other side lacks in front of the same words ("they do not
-    spontaneously make ..."); and a comparison turned around ("A is worse than B" where the paper
-    writes "B is worse than A"). ``evidence`` is ranked, closest to the claim first: the antonym
+    a negation the other side lacks in front of the same words ("they do not spontaneously make
+    ..."); and a comparison turned around ("A is worse than B" where the paper writes "B is worse
+    than A"). ``evidence`` is ranked, closest to the claim first: the antonym
     is looked for in every sentence (its anchor says what it is about), the other two shapes only
     in the ``closest`` sentences, as they say nothing of what they are about ("less than 1% of the
     parameters" is not turned around by "more than 20 datasets" elsewhere in the abstract).
