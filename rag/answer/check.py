@@ -690,10 +690,8 @@ def judge(
 def _writes(read: _Read, paper: Paper, name: str) -> bool:
     """The paper writes ``name`` (a capitalised word of the claim) in some form: "Transformers"
     for its "transformer", "Markovian" for its "Markov", or as an author ("Wang et al. show")."""
-    if re.search(rf"\b{re.escape(name)}", f"{read.text} {' '.join(paper.authors)}", re.I):
-        return True
     stem = next(iter(stem_terms(name, frozenset())), name.lower())
-    return stem in read.terms or any(len(t) >= 4 and stem.startswith(t) for t in read.terms)
+    return stem_written(stem, read.terms | set(lexical_terms(" ".join(paper.authors))))
 
 
 @dataclass(frozen=True)
@@ -874,9 +872,15 @@ def _shared(near: set[str], found: str, theirs: str) -> int:
 
 
 def _stated(evidence: Sequence[str]) -> Iterator[str]:
-    """The stems of the evidence sentences in which the paper says something itself: no negation
-    and no report of what others believe or did (see :data:`_REPORTED`)."""
-    return (_stems(s) for s in evidence if not _negates(s) and not _REPORTED.search(s))
+    """The stems of the evidence sentences in which the paper says something itself."""
+    return (_stems(s) for s in evidence if _in_own_voice(s))
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_own_voice(sentence: str) -> bool:
+    """The paper states ``sentence`` itself: no negation, and no report of what others believe
+    or did (:data:`_REPORTED`). Cached: every claim of a draft asks it of its papers' sentences."""
+    return not _negates(sentence) and not _REPORTED.search(sentence)
 
 
 def _roles_swapped(claim: str, mine: str, sentence: str, theirs: str) -> bool:
@@ -945,8 +949,9 @@ def _negated(claim: str, sentence: str, evidence: Sequence[str] = ()) -> str:
                 if len(run) < 3 or not _holds(terms, run):
                     continue
                 # the paper's other sentences may say it the claim's way too: then it said both
-                claims_way = who == "the claim"  # the claim negates: does the paper, elsewhere?
-                if not any(_says(other, run, claims_way) for other in evidence if other != sentence):
+                # (when the claim is the side that negates, the paper would negate it elsewhere)
+                negated = who == "the claim"
+                if not any(_says(other, run, negated) for other in evidence if other != sentence):
                     return f"{who} negates what the other states: “{sentence}”"
     return ""
 
@@ -967,11 +972,8 @@ def _unaside(text: str) -> tuple[str, ...]:
 
 
 def _says(text: str, run: Sequence[str], negated: bool) -> bool:
-    """``text`` has ``run``, with a negation or (``negated`` False) with none and not as a report
-    of what others believe or did (:data:`_REPORTED`)."""
-    if negated != _negates(text) or (not negated and _REPORTED.search(text)):
-        return False
-    return _holds(_unaside(text), run)
+    """``text`` has ``run``, with a negation or (``negated`` False) in the paper's own voice."""
+    return (_negates(text) if negated else _in_own_voice(text)) and _holds(_unaside(text), run)
 
 
 # "needs retraining" where the paper "operates without retraining": a need stated on one side,
