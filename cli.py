@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -637,6 +638,12 @@ def main() -> None:
 
         if sys.argv[1:2] == [query_server.SERVER_FLAG]:
             _serve(sys.argv[2:])
+        if query_server.forwardable(sys.argv[1:]):
+            # A one-shot query: its start-up allocates a million objects that live until it ends
+            # (chromadb, onnxruntime, the index), and the collector walked them again and again
+            # (~7% of a search's wall time). What one query leaves in cycles is small, and the
+            # process ends with it; the warm process, chat and ingest keep the collector.
+            gc.disable()
         from rag.ui.interrupts import redeliver_swallowed
 
         # A Ctrl-C dropped in a finalizer stops the command. Not in the warm process (above):
