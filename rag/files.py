@@ -45,6 +45,16 @@ def regular_or_absent(path: Path) -> bool:
     return True
 
 
+def left_behind(path: Path) -> bool:
+    """A regular ``NAME.<pid>.<suffix>`` file (a weight assembly's ``.part``, a slot file being
+    saved or restored, an embedding model's optimised graph being written) whose process has
+    ended: it will never be finished, so it may be removed. A name without a pid, a directory or
+    a link of that name is not ours."""
+    parts = path.name.rsplit(".", 2)
+    pid = parts[-2] if len(parts) == 3 else ""
+    return pid.isdigit() and not Path(f"/proc/{pid}").exists() and is_regular(path)
+
+
 def move_aside(path: Path) -> None:
     """Rename ``path`` to ``NAME.damaged-TIME`` beside it: kept for a look, out of the way."""
     path.rename(path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from rag.errors import BackendUnavailable, CitelineError, NotFound
-from rag.files import is_regular
 
 if TYPE_CHECKING:
     import subprocess
@@ -73,15 +72,6 @@ PREFIX_DIR = "prefix"  # its slot files, next to the weights
 def prefix_dir(weights: Path) -> Path:
     """Where the slot files for these weights are kept (``rag.llm.prefix``)."""
     return weights.parent / PREFIX_DIR
-
-
-def left_behind(path: Path) -> bool:
-    """A regular ``NAME.<pid>.<suffix>`` file (a weight assembly's ``.part``, a slot file being
-    saved or restored) whose process has ended: it will never be finished, so it may be removed.
-    A name without a pid, a directory or a link of that name is not ours."""
-    parts = path.name.rsplit(".", 2)
-    pid = parts[-2] if len(parts) == 3 else ""
-    return pid.isdigit() and not Path(f"/proc/{pid}").exists() and is_regular(path)
 
 
 @contextmanager

@@ -26,8 +26,8 @@ import json
 import os
 from pathlib import Path
 
-from rag.files import is_regular, open_log, open_regular
-from rag.llm.models import file_sha256, left_behind, prefix_dir
+from rag.files import is_regular, left_behind, open_log, open_regular
+from rag.llm.models import file_sha256, prefix_dir
 
 KEEP = 4  # state files kept (~8 MB each): the most recently used; an upgrade's old ones go
 MAX_BYTES = 256 << 20  # a state file larger than this is no system text's

@@ -36,11 +36,10 @@ from pathlib import Path
 from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
-from rag.files import move_aside, open_log, open_regular, regular_or_absent
+from rag.files import left_behind, move_aside, open_log, open_regular, regular_or_absent
 from rag.llm.models import (
     ensure_weights,
     interrupt_held,
-    left_behind,
     lookup,
     server_command,
     stop_process,

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 
-from rag.files import is_regular, open_log, regular_or_absent
-from rag.llm.models import left_behind
+from rag.files import is_regular, left_behind, open_log, regular_or_absent
 
 
 def test_a_link_is_removed_never_its_target_and_a_fifo_or_directory_is_moved_aside(tmp_path):
