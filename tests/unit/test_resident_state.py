@@ -153,7 +153,7 @@ def test_a_server_held_by_a_request_is_not_replaced_until_the_request_is_done(tm
     from rag.llm import resident
     from rag.settings import Settings
 
-    settings = Settings(data_dir=tmp_path, llm_timeout=1)
+    settings = Settings(data_dir=tmp_path, llm_timeout=0.3)  # how long to wait: not what is tested
     used = tmp_path / "llm" / "last-used"
     used.parent.mkdir()
     used.touch()
