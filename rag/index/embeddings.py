@@ -160,11 +160,23 @@ def _session(model: Path, threads: int):
     try:
         session = open_session(model, extended, save=part)
         os.replace(part, saved)
-        return session
     except Exception:  # the disk filled, the directory went away: load without saving
         with contextlib.suppress(OSError):
             part.unlink()
         return open_session(model, extended)
+    _prune(saved)
+    return session
+
+
+def _prune(saved: Path, keep: int = 2) -> None:
+    """Remove all but the ``keep`` newest saved graphs of this model (each onnxruntime or package
+    upgrade names a new one, ~90 MB each); two, so that two installs sharing this cache do not
+    replace each other's at every start."""
+    prefix = saved.name.rsplit("-", 1)[0]
+    with contextlib.suppress(OSError):
+        found = [p for p in saved.parent.glob(f"{prefix}-*.onnx") if is_regular(p)]
+        for old in sorted(found, key=lambda p: p.stat().st_mtime_ns, reverse=True)[keep:]:
+            old.unlink()
 
 
 def _claim_part(target: Path) -> Path | None:

