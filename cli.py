@@ -641,7 +641,7 @@ def main() -> None:
         if query_server.forwardable(sys.argv[1:]):
             # A one-shot query: its start-up allocates a million objects that live until it ends
             # (chromadb, onnxruntime, the index), and the collector walked them again and again
-            # (~7% of a search's wall time). What one query leaves in cycles is small, and the
+            # (~5% of a search's wall time). What one query leaves in cycles is small, and the
             # process ends with it; the warm process, chat and ingest keep the collector.
             gc.disable()
         from rag.ui.interrupts import redeliver_swallowed

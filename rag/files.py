@@ -1,5 +1,6 @@
-"""Files citeline keeps in its data dir (logs, use stamps, lock files, saved state): only regular
-files of its own are opened or removed.
+"""Files citeline keeps in its data dir (logs, use stamps, lock files, saved state) and in the
+user's cache (the embedding model's saved graph): only regular files of its own are opened or
+removed.
 
 The data dir is input too: a symbolic link planted there would have citeline write or lock its
 target, a FIFO would block the command (and a watchdog) forever, a directory made every start fail.

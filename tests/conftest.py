@@ -8,11 +8,13 @@ same tests. Start-up failures fail the tests that need the server, loudly.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -43,6 +45,13 @@ def _interpreter_scripts_first() -> None:
 
 
 _interpreter_scripts_first()
+
+# The user's cache (tiktoken's files, the embedding model's saved graph: rag.index.graphs) is the
+# session's own, for the processes the tests start too: a test never reads what an earlier run or
+# the developer's own use left there, and leaves nothing in it.
+_CACHE = tempfile.mkdtemp(prefix="citeline-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 # CLI calls run in-process, except on the session's seed index (see seed_settings): a warm process
 # left behind by each test's private data dir would hold ~300 MB and a core's worth of start-up.

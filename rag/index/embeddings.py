@@ -10,8 +10,6 @@ whose activations no longer fit in cache (bench/embedding.py prints the comparis
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import importlib.util
 import os
 import threading
@@ -19,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from rag.errors import BackendUnavailable, BadInput, NotFound
-from rag.files import is_regular, left_behind
+from rag.index import graphs
 
 MINILM = "all-MiniLM-L6-v2-onnx-int8"
 OPENAI_DEFAULT = "text-embedding-3-small"
@@ -72,7 +70,7 @@ class MiniLMEmbedder:
             tokenizer = Tokenizer.from_file(str(vocab))
             tokenizer.enable_truncation(max_length=self.max_length)
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-            session = _session(model, self.threads)
+            session = graphs.session(model, self.threads)
             self._inputs = {i.name for i in session.get_inputs()}
             self._tokenizer, self._session = tokenizer, session
 
@@ -108,90 +106,6 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> list[float]:
         """The unit vector of one query."""
         return self.embed_documents([text])[0]
-
-
-def _optimised_copy(model: Path, version: str) -> Path | None:
-    """Where ``model``'s optimised graph is kept: the user's cache directory, named by the model
-    file (path, size, modification time) and the onnxruntime version that wrote it. None when the
-    model file cannot be read (the load then fails with onnxruntime's own error)."""
-    from platformdirs import user_cache_dir
-
-    try:
-        found = model.stat()
-    except OSError:
-        return None
-    key = f"{model.resolve()}|{found.st_size}|{found.st_mtime_ns}|{version}"
-    name = f"{model.parent.name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.onnx"
-    return Path(user_cache_dir("citeline", appauthor=False)) / "onnx" / name
-
-
-def _session(model: Path, threads: int):
-    """An onnxruntime session for ``model``, from its optimised graph once one was saved.
-
-    The int8 model keeps its weights quantised on disk and onnxruntime dequantises and optimises
-    the graph at every load (~0.13 s of every one-shot command). The first load saves the result
-    (fp32, ~90 MB) in the user's cache; later loads read it without optimising again (~0.07 s)
-    and compute the same vectors, bit for bit. Anything wrong with the cache (unwritable, full,
-    a damaged file) only means the slower load."""
-    import onnxruntime as ort
-
-    def open_session(path: Path, level, save: Path | None = None):
-        options = ort.SessionOptions()
-        options.graph_optimization_level = level
-        options.intra_op_num_threads = threads
-        options.log_severity_level = 3
-        if save is not None:
-            options.optimized_model_filepath = str(save)
-        return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
-
-    saved = _optimised_copy(model, ort.__version__)
-    if saved is not None and is_regular(saved):
-        try:
-            return open_session(saved, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-        except Exception:  # damaged or truncated: made again below
-            with contextlib.suppress(OSError):
-                saved.unlink()
-    part = _claim_part(saved) if saved is not None else None
-    # EXTENDED, not ALL: the rest of ALL rewrites layouts for this CPU only (none apply to this
-    # model's graph), and a graph saved with them may not load elsewhere.
-    extended = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-    if part is None:
-        return open_session(model, extended)
-    try:
-        session = open_session(model, extended, save=part)
-        os.replace(part, saved)
-    except Exception:  # the disk filled, the directory went away: load without saving
-        with contextlib.suppress(OSError):
-            part.unlink()
-        return open_session(model, extended)
-    _prune(saved)
-    return session
-
-
-def _prune(saved: Path, keep: int = 2) -> None:
-    """Remove all but the ``keep`` newest saved graphs of this model (each onnxruntime or package
-    upgrade names a new one, ~90 MB each); two, so that two installs sharing this cache do not
-    replace each other's at every start."""
-    prefix = saved.name.rsplit("-", 1)[0]
-    with contextlib.suppress(OSError):
-        found = [p for p in saved.parent.glob(f"{prefix}-*.onnx") if is_regular(p)]
-        for old in sorted(found, key=lambda p: p.stat().st_mtime_ns, reverse=True)[keep:]:
-            old.unlink()
-
-
-def _claim_part(target: Path) -> Path | None:
-    """A new, empty ``TARGET.<pid>.part`` beside ``target`` for this process to write, after
-    removing the parts of writers that died; None when the directory cannot be written."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        for stale in target.parent.glob("*.part"):
-            if left_behind(stale):
-                stale.unlink()
-        part = target.with_name(f"{target.name}.{os.getpid()}.part")
-        os.close(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-    except OSError:
-        return None
-    return part
 
 
 class OpenAIEmbedder:

@@ -20,8 +20,8 @@ STAGES = ["shared", "index", "log", "retrieval", "llm", "answer", "api", "eval",
 SHARED = {"records", "settings", "errors", "resources", "text", "files"}
 PUBLIC_API_USERS = {"eval", "ui"}  # the stages that may ``import rag`` (the lazy public API)
 INDEX_ORDER = [
-    "tokens", "labels", "metadata", "corpus", "chunking", "embeddings", "embedding_cache", "lease", "store",
-    "stamp", "lexical", "ingest",
+    "tokens", "labels", "metadata", "corpus", "chunking", "graphs", "embeddings", "embedding_cache", "lease",
+    "store", "stamp", "lexical", "ingest",
 ]  # fmt: skip
 
 
