@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rag.answer.evidence import PaperEvidence, cite, gather
-from rag.answer.themes import group_by_theme
+from rag.answer.themes import UNNAMED, group_by_theme
 from rag.retrieval.relevance import TermWeights
 from rag.text import papers_count, share_vocabulary
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
     from rag.records import Paper
     from rag.settings import AnswerSettings
+
 
 _CONTRIBUTION = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present|design|develop)", re.I
@@ -112,8 +113,11 @@ def listing_answer(
     tail = [f"{VOCABULARY_ONLY}:", *shown(rest)] if rest else []
     if len(first) <= tuning.listing_group_above:
         return "\n".join([head, *shown(first), *tail])
+    themes = group_by_theme(topic, {k: keyed[k] for k in first}, embedder, vectors)
+    if [name for name, _ in themes] == [UNNAMED]:  # nothing to tell the papers apart by
+        return "\n".join([head, *shown(first), *tail])
     parts = [head]
-    for name, group in group_by_theme(topic, {k: keyed[k] for k in first}, embedder, vectors):
+    for name, group in themes:
         parts += [f"{name}:", *shown(group)]
     return "\n".join([*parts, *tail])
 

@@ -57,13 +57,25 @@ def cluster_notes(notes: list[PaperNote], embedder, known: dict | None = None) -
     return [g for g in groups if g]
 
 
+UNNAMED = "Other"  # the theme of papers no over-represented phrase names
+
+
 def group_by_theme(
     topic: str, keyed: dict[str, Paper], embedder, vectors: dict | None = None
 ) -> list[tuple[str, list[str]]]:
-    """(theme name, keys) for a listing answer: clusters named by their distinctive terms."""
+    """(theme name, keys) for a listing answer: clusters named by their distinctive terms.
+
+    Clusters that come out with one name are one theme (a reader cannot tell two "Other" headings
+    apart), in the place of the first; a paper alone in its cluster is no theme (its name would be
+    two words of its own title: "Grammatical and lehman"); the papers no phrase names ("Other")
+    come last."""
     notes = [PaperNote(key, paper, "", -n) for n, (key, paper) in enumerate(keyed.items())]
-    groups = cluster_notes(notes, embedder, vectors)
-    return [(term_name(g, notes, topic).capitalize(), [n.key for n in g]) for g in groups]
+    themes: dict[str, list[str]] = {}
+    for group in cluster_notes(notes, embedder, vectors):
+        name = term_name(group, notes, topic) if len(group) > 1 else UNNAMED
+        themes.setdefault(name, []).extend(n.key for n in group)
+    unnamed = themes.pop(UNNAMED, None)
+    return [*themes.items(), *([(UNNAMED, unnamed)] if unnamed else [])]
 
 
 def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) -> str:
@@ -91,13 +103,41 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
     pairs = sorted((p for p in shared if " " in p), key=lambda p: (-lift(p), p))
     ranked = pairs or sorted(shared, key=lambda p: (-lift(p), p))
     if not ranked:
-        return "Other"
+        return UNNAMED
     first = ranked[0]
     second = next((p for p in ranked[1:] if not set(p.split()) & set(first.split())), None)
-    name = " ".join(surface.get(w, w) for w in first.split())
+    texts = [_naming_text(n.paper) for n in notes]
+    name = _as_written(first, texts, surface)
     if second:
-        name += " and " + " ".join(surface.get(w, w) for w in second.split())
+        name += " and " + _as_written(second, texts, surface)
     return name[:1].upper() + name[1:]
+
+
+# Words too common to name a theme that still end one as people write it: "large language
+# models", not "large language"; "imitation learning", not "imitation".
+_TRAILING = frozenset({"learning", "models", "model", "data"})
+
+
+def _as_written(phrase: str, texts: list[str], surface: dict[str, str]) -> str:
+    """``phrase`` (content words, lower-cased) as the theme's titles write it: acronyms in
+    capitals, followed by the common word most of its uses are followed by, if any."""
+    words = phrase.split()
+    uses = 0
+    after: Counter[str] = Counter()
+    for text in texts:
+        written = [w.lower() for w in _WORD.findall(plain_text(text))]
+        for i in range(len(written) - len(words) + 1):
+            if written[i : i + len(words)] == words:
+                uses += 1
+                following = written[i + len(words)] if i + len(words) < len(written) else ""
+                if following in _TRAILING:
+                    after[following] += 1
+    name = " ".join(surface.get(w, w) for w in words)
+    if after:
+        word, count = after.most_common(1)[0]
+        if count * 2 >= uses:
+            name += f" {word}"
+    return name
 
 
 def _naming_text(paper: Paper) -> str:
@@ -107,8 +147,8 @@ def _naming_text(paper: Paper) -> str:
 
 
 def _phrases(text: str, skip: set[str], surface: dict[str, str]) -> set[str]:
-    """The content words of ``text`` and its adjacent pairs of content words, lower-cased (acronyms
-    keep their capitals in ``surface``)."""
+    """The content words of ``text`` and its adjacent pairs of content words, lower-cased (words
+    with capitals after their first letter, acronyms and names, keep them in ``surface``)."""
     words = _WORD.findall(plain_text(text))
     found: set[str] = set()
     previous = None
@@ -118,7 +158,7 @@ def _phrases(text: str, skip: set[str], surface: dict[str, str]) -> set[str]:
         if short or low in _STOP or low in skip or low.rstrip("s") in skip:
             previous = None
             continue
-        if word.isupper() and len(word) <= 6:
+        if any(c.isupper() for c in word[1:]):  # an acronym or a name: "GNNs", "LoRA", "Weisfeiler-Lehman"
             surface[low] = word
         found.add(low)
         if previous:

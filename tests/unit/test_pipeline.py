@@ -95,28 +95,65 @@ def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer(
     assert near_miss.abstained and near_miss.citations == []
 
 
-def test_a_long_listing_is_grouped_into_themes():
+# Ten watermarking papers of two kinds: five on speech audio, five on diffusion images.
+_AUDIO = ["compression", "noise", "resampling", "editing", "re-recording"]
+_IMAGES = ["cropping", "JPEG compression", "rotation", "inpainting", "upscaling"]
+TWO_KINDS = [
+    paper(f"a{n}", f"We propose a watermarking method for speech audio recordings that survives {attack}.")
+    for n, attack in enumerate(_AUDIO)
+] + [
+    paper(f"i{n}", f"We propose a watermarking method for diffusion generated images that survives {attack}.")
+    for n, attack in enumerate(_IMAGES)
+]
+
+
+def _listing_of(papers: list) -> AnswerChain:
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
+    chain.retriever.search = lambda query, k=None, **kw: FakeRetriever.search(
+        chain.retriever, query, k=len(papers), **kw
+    )
+    return chain
+
+
+def _themes(lines: list[str]) -> dict[str, list[str]]:
+    """Heading → the keys listed under it."""
+    themes: dict[str, list[str]] = {}
+    heading = ""
+    for line in lines:
+        if line.startswith("- "):
+            themes[heading].append(line.rsplit("[", 1)[1].rstrip("].")[0])
+        else:
+            heading = line
+            themes[heading] = []
+    return themes
+
+
+def test_a_long_listing_is_grouped_into_themes_named_as_their_papers_write_them():
+    answer = _listing_of(TWO_KINDS).ask("Which papers study watermarking?")
+    lines = answer.text.splitlines()
+    assert lines[0] == "10 papers on watermarking:" and len(answer.citations) == 10
+    themes = _themes(lines[1:])
+    assert sorted(sorted(keys) for keys in themes.values()) == [["a"] * 5, ["i"] * 5]
+    assert all(h.endswith(":") and h != "Other:" for h in themes), themes
+
+
+def test_papers_that_share_no_theme_are_listed_without_headings():
+    """Ten papers each on its own medium: clusters of one paper, or of papers no phrase names, are
+    no theme ("Images:" over one paper, "Other:" twice), so the listing has none."""
     kinds = ["audio", "images", "video", "text", "code", "models", "datasets", "speech", "3D scenes", "maps"]
     papers = [
         paper(f"m{n}", f"We propose a watermarking method for {kind} that survives editing.")
         for n, kind in enumerate(kinds)
     ]
-    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
-    chain.retriever.search = lambda query, k=None, **kw: FakeRetriever.search(
-        chain.retriever, query, k=len(papers), **kw
-    )
-    answer = chain.ask("Which papers study watermarking?")
-    lines = answer.text.splitlines()
-    assert lines[0] == "10 papers on watermarking:" and len(answer.citations) == 10
-    headings = [line for line in lines[1:] if not line.startswith("- ")]
-    assert 2 <= len(headings) <= 6 and all(h.endswith(":") for h in headings)
+    lines = _listing_of(papers).ask("Which papers study watermarking?").text.splitlines()
+    assert lines[0] == "10 papers on watermarking:"
+    assert len(lines) == 11 and all(line.startswith("- ") for line in lines[1:])
 
 
 def test_a_listing_counts_the_papers_likely_on_the_topic_and_lists_the_rest_after_the_themes():
     from dataclasses import replace
 
-    kinds = ["audio", "images", "video", "text", "code", "models", "datasets", "speech", "3D scenes", "maps"]
-    papers = [paper(f"m{n}", f"We propose a watermarking method for {kind}.") for n, kind in enumerate(kinds)]
+    papers = TWO_KINDS[:4] + TWO_KINDS[5:8] + [TWO_KINDS[4], *TWO_KINDS[8:]]  # 4 + 3 first, then 3
     # Seven likely papers are grouped into themes (more than four), the other three follow them.
     settings = Settings(llm="none", listing_group_above=4)
     chain = AnswerChain(settings, FakeRetriever(papers), LLMHandle("none", None, "none"))
