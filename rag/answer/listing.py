@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from rag.records import Paper
     from rag.settings import AnswerSettings
 
-
 _CONTRIBUTION = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present|design|develop)", re.I
 )
