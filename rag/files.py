@@ -56,6 +56,23 @@ def left_behind(path: Path) -> bool:
     return pid.isdigit() and not Path(f"/proc/{pid}").exists() and is_regular(path)
 
 
+def remove_left_behind(directory: Path, *patterns: str) -> None:
+    """Remove the files matching ``patterns`` in ``directory`` that are :func:`left_behind`."""
+    for pattern in patterns:
+        for stale in directory.glob(pattern):
+            if left_behind(stale):
+                stale.unlink(missing_ok=True)
+
+
+def keep_newest(directory: Path, pattern: str, keep: int) -> None:
+    """Remove all but the ``keep`` most recently used (modified, or touched on use) regular files
+    matching ``pattern`` in ``directory``: an upgrade's or another build's old ones go."""
+    found = [f for f in directory.glob(pattern) if is_regular(f)]  # not a link, not a directory
+    found.sort(key=lambda f: f.lstat().st_mtime_ns, reverse=True)
+    for old in found[keep:]:
+        old.unlink(missing_ok=True)
+
+
 def move_aside(path: Path) -> None:
     """Rename ``path`` to ``NAME.damaged-TIME`` beside it: kept for a look, out of the way."""
     path.rename(path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))

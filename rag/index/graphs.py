@@ -19,13 +19,13 @@ import hashlib
 import os
 from pathlib import Path
 
-from rag.files import left_behind, open_regular, regular_or_absent
+from rag.files import keep_newest, open_regular, regular_or_absent, remove_left_behind
 
 # Bump when the options a graph is saved with change: graphs saved before are then not read.
 GRAPH_FORMAT = 1
 _PREFIX = "minilm-int8"
 _SAMPLE = 1 << 20  # the bytes of the model read from each end to name its graph
-_KEEP = 2  # graphs kept (each onnxruntime or model upgrade names a new one)
+_KEEP = 2  # graphs kept, the ones used last: two installs sharing the cache keep one each
 _FD = Path("/proc/self/fd")
 
 
@@ -48,7 +48,8 @@ def session(model: Path, threads: int):
     saved = _saved_path(model, ort.__version__) if _FD.is_dir() else None
     if saved is None:
         return load(str(model), extended)
-    _remove_left_behind(saved.parent)
+    with contextlib.suppress(OSError):  # the parts of graphs whose writer died mid-save
+        remove_left_behind(saved.parent, f"{_PREFIX}-*.onnx.*.part")
     fd = open_regular(saved, os.O_RDONLY)
     if fd is not None:
         try:
@@ -71,15 +72,14 @@ def session(model: Path, threads: int):
         os.fsync(fd)  # complete on disk before it has its name: a crash leaves no half graph
         if os.stat(part, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:  # still ours
             os.replace(part, saved)
-    except BaseException as exc:  # the disk filled, the folder went away; Ctrl-C: no half graph left
+        with contextlib.suppress(OSError):  # the graphs used last (a read touches its graph)
+            keep_newest(saved.parent, f"{_PREFIX}-{'?' * 16}.onnx", _KEEP)
+    except Exception:  # the disk filled, the folder went away: the session made, or a plain load
+        made = made if made is not None else load(str(model), extended)
+    finally:  # renamed, or (failed, Ctrl-C) no half graph left
+        os.close(fd)
         with contextlib.suppress(OSError):
             part.unlink()
-        if not isinstance(exc, Exception):
-            raise
-        return made if made is not None else load(str(model), extended)
-    finally:
-        os.close(fd)
-    _prune(saved.parent)
     return made
 
 
@@ -108,20 +108,3 @@ def _create(part: Path) -> int | None:
         return os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     except OSError:
         return None
-
-
-def _remove_left_behind(folder: Path) -> None:
-    """Remove the parts of graphs whose writer died (killed mid-save): ours only, by name."""
-    with contextlib.suppress(OSError):
-        for stale in folder.glob(f"{_PREFIX}-*.onnx.*.part"):
-            if left_behind(stale):
-                stale.unlink()
-
-
-def _prune(folder: Path) -> None:
-    """Keep the :data:`_KEEP` graphs used last; two, so that two installs sharing this cache with
-    different onnxruntime versions do not replace each other's at every start."""
-    with contextlib.suppress(OSError):
-        graphs = [p for p in folder.glob(f"{_PREFIX}-{'?' * 16}.onnx") if p.is_file() and not p.is_symlink()]
-        for old in sorted(graphs, key=lambda p: p.stat().st_mtime_ns, reverse=True)[_KEEP:]:
-            old.unlink()

@@ -26,7 +26,7 @@ import json
 import os
 from pathlib import Path
 
-from rag.files import is_regular, left_behind, open_log, open_regular
+from rag.files import is_regular, keep_newest, open_log, open_regular, remove_left_behind
 from rag.llm.models import file_sha256, prefix_dir
 
 KEEP = 4  # state files kept (~8 MB each): the most recently used; an upgrade's old ones go
@@ -60,15 +60,6 @@ def _digest(path: Path) -> str | None:
         return file_sha256(file)[:16] if os.fstat(fd).st_size <= MAX_BYTES else None
 
 
-def _keep_recent(directory: Path) -> None:
-    """Remove all but the :data:`KEEP` most recently used state files (other models' or builds',
-    or an older system text's after an upgrade)."""
-    files = [f for f in directory.glob("system-*.kv") if is_regular(f)]  # not a link, not a directory
-    files.sort(key=lambda f: f.lstat().st_mtime, reverse=True)
-    for old in files[KEEP:]:
-        old.unlink(missing_ok=True)
-
-
 def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: float = 180.0) -> str:
     """Restore the system text's saved state into slot 0 of the server at ``root``
     (``http://127.0.0.1:PORT``), or compute and save it; "restored", "saved" or why not.
@@ -90,9 +81,7 @@ def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: flo
     try:
         directory = prefix_dir(weights)
         directory.mkdir(mode=0o700, exist_ok=True)
-        for stale in [*directory.glob("*.part"), *directory.glob("*.restoring")]:
-            if left_behind(stale):  # left by a save or restore that stopped or died
-                stale.unlink(missing_ok=True)
+        remove_left_behind(directory, "*.part", "*.restoring")  # a save or restore that died
         system = answer_system_prompt()
         stem = prefix_stem(weights, system, _build())
         for found in sorted(directory.glob(f"{stem}-*.kv")):
@@ -111,7 +100,7 @@ def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: flo
                         os.replace(moved, found)
                         raise
                 else:
-                    os.utime(moved)  # used now: kept over older files (_keep_recent)
+                    os.utime(moved)  # used now: kept over older files (keep_newest)
                     os.replace(moved, found)
                     return "restored"
             moved.unlink(missing_ok=True)  # torn, or a file this build cannot read: made again
@@ -129,7 +118,7 @@ def keep_prefix(root: str, weights: Path, token: str | None = None, timeout: flo
             partial.unlink(missing_ok=True)
             return "not kept (the saved state is no regular file)"
         os.replace(partial, directory / f"{stem}-{digest}.kv")
-        _keep_recent(directory)
+        keep_newest(directory, "system-*.kv", KEEP)
         return "saved"
     except (httpx.HTTPError, OSError, ValueError) as exc:
         return f"not kept ({exc.__class__.__name__}: {exc})"

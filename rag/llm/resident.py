@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from rag.errors import BackendUnavailable, CitelineError, warn
-from rag.files import left_behind, move_aside, open_log, open_regular, regular_or_absent
+from rag.files import move_aside, open_log, open_regular, regular_or_absent, remove_left_behind
 from rag.llm.models import (
     ensure_weights,
     interrupt_held,
@@ -457,9 +457,7 @@ def _wait_until_free(settings: Settings, state: ServerState) -> None:
 def _clean_partial_weights(settings: Settings) -> None:
     """Remove weight files a killed assembly left behind (``NAME.<pid>.part`` of a pid that is
     gone); a file of another name (``notes.part``), a directory or a link is not ours to remove."""
-    for leftover in settings.models_dir.glob("*.*.part"):
-        if left_behind(leftover):
-            leftover.unlink(missing_ok=True)
+    remove_left_behind(settings.models_dir, "*.*.part")
 
 
 _STARTED_HERE: set[int] = set()  # watchdog pids this process launched (``llm start`` says so)
