@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rag.answer.evidence import PaperEvidence, cite, gather
-from rag.answer.themes import UNNAMED, group_by_theme
+from rag.answer.themes import group_by_theme
 from rag.retrieval.relevance import TermWeights
 from rag.text import papers_count, share_vocabulary
 
@@ -110,10 +110,9 @@ def listing_answer(
         return [lines.get(k) or f"- {keyed[k].display} [{k}]" for k in group]
 
     tail = [f"{VOCABULARY_ONLY}:", *shown(rest)] if rest else []
-    if len(first) <= tuning.listing_group_above:
-        return "\n".join([head, *shown(first), *tail])
-    themes = group_by_theme(topic, {k: keyed[k] for k in first}, embedder, vectors)
-    if [name for name, _ in themes] == [UNNAMED]:  # nothing to tell the papers apart by
+    many = len(first) > tuning.listing_group_above
+    themes = group_by_theme(topic, {k: keyed[k] for k in first}, embedder, vectors) if many else []
+    if not themes:
         return "\n".join([head, *shown(first), *tail])
     parts = [head]
     for name, group in themes:

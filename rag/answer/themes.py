@@ -68,13 +68,15 @@ def group_by_theme(
     Clusters that come out with one name are one theme (a reader cannot tell two "Other" headings
     apart), in the place of the first; a paper alone in its cluster is no theme (its name would be
     two words of its own title: "Grammatical and lehman"); the papers no phrase names ("Other")
-    come last."""
+    come last. None when no theme has a name."""
     notes = [PaperNote(key, paper, "", -n) for n, (key, paper) in enumerate(keyed.items())]
     themes: dict[str, list[str]] = {}
     for group in cluster_notes(notes, embedder, vectors):
         name = term_name(group, notes, topic) if len(group) > 1 else UNNAMED
         themes.setdefault(name, []).extend(n.key for n in group)
     unnamed = themes.pop(UNNAMED, None)
+    if not themes:  # nothing tells these papers apart: no themes at all
+        return []
     return [*themes.items(), *([(UNNAMED, unnamed)] if unnamed else [])]
 
 
@@ -106,10 +108,10 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
         return UNNAMED
     first = ranked[0]
     second = next((p for p in ranked[1:] if not set(p.split()) & set(first.split())), None)
-    texts = [_naming_text(n.paper) for n in notes]
-    name = _as_written(first, texts, surface)
+    titles = [[w.lower() for w in _WORD.findall(plain_text(_naming_text(n.paper)))] for n in notes]
+    name = _as_written(first, titles, surface)
     if second:
-        name += " and " + _as_written(second, texts, surface)
+        name += " and " + _as_written(second, titles, surface)
     return name[:1].upper() + name[1:]
 
 
@@ -118,14 +120,14 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
 _TRAILING = frozenset({"learning", "models", "model", "data"})
 
 
-def _as_written(phrase: str, texts: list[str], surface: dict[str, str]) -> str:
-    """``phrase`` (content words, lower-cased) as the theme's titles write it: acronyms in
-    capitals, followed by the common word most of its uses are followed by, if any."""
+def _as_written(phrase: str, titles: list[list[str]], surface: dict[str, str]) -> str:
+    """``phrase`` (content words, lower-cased) as the theme's titles (their words, lower-cased)
+    write it: acronyms in capitals, followed by the common word most of its uses are followed by,
+    if any."""
     words = phrase.split()
     uses = 0
     after: Counter[str] = Counter()
-    for text in texts:
-        written = [w.lower() for w in _WORD.findall(plain_text(text))]
+    for written in titles:
         for i in range(len(written) - len(words) + 1):
             if written[i : i + len(words)] == words:
                 uses += 1
