@@ -46,6 +46,25 @@ def _interpreter_scripts_first() -> None:
 
 _interpreter_scripts_first()
 
+
+def _one_core_per_worker() -> None:
+    """Under ``pytest -n N`` (xdist, the README's test command) each worker, and every process it
+    starts, runs on a core of its own when there are enough: the suite is mostly single-threaded
+    processes and waits, so two workers keep two cores busy, while a llama.cpp server or
+    onnxruntime session sized to both cores next to another worker's process would spin for its
+    descheduled other half (model tests ran 3x slower that way). Servers and embedders size their
+    thread pools by the affinity mask (:func:`rag.machine.usable_cpus`), so here they take one."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", …
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if not worker.startswith("gw") or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    if 1 < count <= len(cores):
+        os.sched_setaffinity(0, {cores[int(worker[2:]) % len(cores)]})
+
+
+_one_core_per_worker()
+
 # The user's cache (tiktoken's files, the embedding model's saved graph: rag.index.graphs) is the
 # session's own, for the processes the tests start too: a test never reads what an earlier run or
 # the developer's own use left there, and leaves nothing in it.

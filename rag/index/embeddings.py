@@ -11,13 +11,13 @@ whose activations no longer fit in cache (bench/embedding.py prints the comparis
 from __future__ import annotations
 
 import importlib.util
-import os
 import threading
 from pathlib import Path
 from typing import Protocol
 
 from rag.errors import BackendUnavailable, BadInput, NotFound
 from rag.index import graphs
+from rag.machine import usable_cpus
 
 MINILM = "all-MiniLM-L6-v2-onnx-int8"
 OPENAI_DEFAULT = "text-embedding-3-small"
@@ -51,7 +51,7 @@ class MiniLMEmbedder:
 
     def __init__(self, batch_size: int = 4, threads: int | None = None) -> None:
         self.batch_size = batch_size
-        self.threads = threads or os.cpu_count() or 1
+        self.threads = threads or usable_cpus()
         self._session = None
         self._tokenizer = None
         self._lock = threading.Lock()

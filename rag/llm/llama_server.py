@@ -23,6 +23,8 @@ import signal
 import sys
 from pathlib import Path
 
+from rag.machine import usable_cpus
+
 # The server keeps finished prompts' KV state in RAM to reuse their prefixes. Its default cap is
 # 8 GiB; a resident process lives for many questions, so it gets a bound that fits next to Chroma.
 PROMPT_CACHE_MIB = 512
@@ -35,7 +37,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--n_ctx", type=int, default=4096)
-    parser.add_argument("--n_threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--n_threads", type=int, default=usable_cpus())
     parser.add_argument("--prefix_dir", default=None, help="where slot files are saved (rag.llm.prefix)")
     return parser.parse_args(argv)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from rag.errors import BackendUnavailable, CitelineError, NotFound
+from rag.machine import usable_cpus
 
 if TYPE_CHECKING:
     import subprocess
@@ -183,11 +184,17 @@ def server_module() -> str | None:
 
 
 def server_command(
-    model: LocalModel, weights: Path, port: int, context_tokens: int, module: str | None = None
+    model: LocalModel,
+    weights: Path,
+    port: int,
+    context_tokens: int,
+    module: str | None = None,
+    threads: int | None = None,
 ) -> list[str]:
     """The llama.cpp server command for ``model`` on a loopback ``port`` (per-process or resident).
 
-    ``module`` (one of ``SERVERS``) defaults to the preferred installed one. The server requires
+    ``module`` (one of ``SERVERS``) defaults to the preferred installed one, ``threads`` to the
+    cores this process may use (:func:`rag.machine.usable_cpus`). The server requires
     the token in the ``API_KEY`` environment variable on every request when it is set. The
     xllamacpp server saves slot files next to the weights (``rag.llm.prefix``); llama-cpp-python's
     server has none.
@@ -201,6 +208,6 @@ def server_command(
         sys.executable, "-m", module,
         "--model", str(weights), "--model_alias", model.name,
         "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", str(context_tokens), "--n_threads", str(os.cpu_count() or 1),
+        "--n_ctx", str(context_tokens), "--n_threads", str(threads or usable_cpus()),
         *(["--prefix_dir", str(prefix_dir(weights))] if module == PREFIX_SERVER else []),
     ]  # fmt: skip

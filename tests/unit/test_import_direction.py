@@ -1,8 +1,8 @@
 """The code's shape matches its flow: no module imports from a later stage, and no modules import
 each other in a circle.
 
-Stages, in order: shared helpers (records, settings, errors, resources, text, files) → index (sources →
-papers → chunks → store) → log (the answer log: storage, needing only the shared records) →
+Stages, in order: shared helpers (records, settings, errors, resources, text, files, machine) →
+index (sources → papers → chunks → store) → log (the answer log: storage, needing only the shared records) →
 retrieval → llm (the model backends) → answer (prompt → answer → check) → api → eval → ui; ``api``
 sits on top of answer (it is what ui and the CLI call). ``import rag`` (the lazy public API) is for
 eval and ui only. Within ``index`` the modules keep the flow order too. The checker walks the AST of
@@ -17,7 +17,7 @@ from pathlib import Path
 
 RAG = Path(__file__).resolve().parents[2] / "rag"
 STAGES = ["shared", "index", "log", "retrieval", "llm", "answer", "api", "eval", "ui"]
-SHARED = {"records", "settings", "errors", "resources", "text", "files"}
+SHARED = {"records", "settings", "errors", "resources", "text", "files", "machine"}
 PUBLIC_API_USERS = {"eval", "ui"}  # the stages that may ``import rag`` (the lazy public API)
 INDEX_ORDER = [
     "tokens", "labels", "metadata", "corpus", "chunking", "graphs", "embeddings", "embedding_cache", "lease",
