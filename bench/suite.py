@@ -34,6 +34,9 @@ SUMMARY = re.compile(
 def run_ci(ref: str, folder: Path) -> dict:
     """``.ci/run`` in a fresh clone of ``ref``: its figures, and the log's tail when it failed."""
     clone = folder / "clone"
+    shared = ROOT.parent / "shared"
+    if shared.is_dir():  # the tests read ../shared/corpora beside the checkout; without it some skip
+        (folder / "shared").symlink_to(shared)
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     subprocess.run(["git", "-C", str(clone), "checkout", "-q", "--detach", ref], check=True)
     commit = subprocess.run(["git", "-C", str(clone), "rev-parse", "--short", "HEAD"], check=True,
