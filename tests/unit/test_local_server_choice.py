@@ -1,15 +1,20 @@
 """Which llama.cpp server the embedded model runs on: the prebuilt wheel the default install brings,
-a source build when one was installed (compiled for this CPU), and one clear error with neither."""
+a source build when one was installed (compiled for this CPU), and one clear error with neither;
+and how many threads it (and the embedder) takes."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import threading
 from pathlib import Path
 
 import pytest
 
 from rag.errors import CitelineError
+from rag.index.embeddings import MiniLMEmbedder
 from rag.llm import models as local_models
+from rag.machine import usable_cpus
 
 MODEL = local_models.lookup("qwen2.5-coder-1.5b")
 
@@ -59,3 +64,29 @@ def test_no_server_installed_is_one_error_naming_the_extra(monkeypatch):
     assert local_models.server_module() is None
     with pytest.raises(CitelineError, match=r"no llama.cpp server is installed.*\[local\]"):
         local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096)
+
+
+def _on_one_core(call):
+    """``call()`` in a thread whose affinity mask holds one core (Linux sets it per thread), as in
+    a process under ``taskset -c N`` or a pinned test worker."""
+    found = []
+
+    def pinned():
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        found.append(call())
+
+    worker = threading.Thread(target=pinned)
+    worker.start()
+    worker.join()
+    return found[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_thread_pools_are_sized_by_the_cores_the_process_may_use_not_the_machines(monkeypatch):
+    _installed(monkeypatch, "xllamacpp")
+    assert usable_cpus() == len(os.sched_getaffinity(0))
+    command = _on_one_core(lambda: local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096))
+    assert command[command.index("--n_threads") + 1] == "1"
+    assert _on_one_core(lambda: MiniLMEmbedder().threads) == 1
+    given = local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096, threads=3)
+    assert given[given.index("--n_threads") + 1] == "3"
