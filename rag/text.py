@@ -120,7 +120,7 @@ _SYMBOLS = {
     "wedge": "∧", "vee": "∨", "dagger": "†", "prime": "′", "%": "%", "$": "$", "&": "&", "#": "#",
     "_": "_", "{": "{", "}": "}", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "quad": " ",
     "qquad": " ", "left": "", "right": "", "big": "", "Big": "", "bigl": "", "bigr": "", "Bigl": "",
-    "Bigr": "", "displaystyle": "", "limits": "",
+    "Bigr": "", "displaystyle": "", "limits": "", "intercal": "⊤",
 }  # fmt: skip
 _DOUBLE_STRUCK = dict(zip("RNZQCEP", "ℝℕℤℚℂ𝔼ℙ", strict=True))
 _ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "widehat": "\u0302",
@@ -130,13 +130,24 @@ _SUPERSCRIPT = dict(
 )
 _SUBSCRIPT = dict(zip("0123456789+-=()aeoxhklmnpstijruv", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵣᵤᵥ", strict=True))
 _BRACED = r"\{((?:[^{}]|\{[^{}]*\})*)\}"  # one level of nesting: \frac{a_{i}}{b}
-_FRAC = re.compile(r"\\[dt]?frac\s*" + _BRACED + r"\s*" + _BRACED)
+_TOKEN = r"(\\[A-Za-z]+|[A-Za-z0-9])"  # an unbraced argument: "\frac 12", "\mathcal O"
+_ARGUMENT = r"\s*(?:" + _BRACED + "|" + _TOKEN + ")"  # two groups: braced, unbraced
+_FRAC = re.compile(r"\\(?:[dt]?frac|nicefrac)" + _ARGUMENT + _ARGUMENT)
+# A font around its argument, braced or not ("\mathcal{O}", "\mathcal O", "\boldsymbol\phi"),
+# and the old switches that take none ("{\cal O}").
 _FONT = re.compile(
-    r"\\(?:boldsymbol|mathbf|mathrm|mathit|mathsf|mathtt|bm|text|textrm|textbf|textit|texttt|emph"
-    r"|operatorname|mathcal|mathscr|mathfrak)\s*" + _BRACED
+    r"\\(?:boldsymbol|mathbf|mathrm|mathit|mathsf|mathtt|bm|text|textrm|textbf|textit|texttt|textsc"
+    r"|textsf|textup|textnormal|emph|operatorname|mathcal|mathscr|mathfrak|mathnormal)(?:\s*" + _BRACED
+    + r"|\s*" + _TOKEN + r"(?![A-Za-z]))|\\(?:cal|bf|rm|it|sf|tt)(?![A-Za-z])\s*"
 )
 _BLACKBOARD = re.compile(r"\\mathbb\s*\{?([A-Za-z])\}?")
-_ACCENT = re.compile(r"\\(" + "|".join(_ACCENTS) + r")\s*(?:\{([^{}]{1,3})\}|([A-Za-z]))")
+_ACCENT = re.compile(
+    r"\\(" + "|".join(_ACCENTS) + r")(?![A-Za-z])\s*(?:\{(\\[A-Za-z]+|[^{}]{1,3})\}|(\\[A-Za-z]+|[A-Za-z]))"
+)
+# "d\log(n)" is d times log n: an operator's name keeps a space from what comes before it.
+_OPERATOR = re.compile(
+    r"(?<=[\w)])\\(log|ln|exp|min|max|sup|inf|lim|arg|det|sin|cos|tan|sgn|tr|Pr|var|Var)(?![A-Za-z])"
+)
 _SCRIPT = re.compile(r"([\^_])\s*(?:" + _BRACED + r"|(\\[A-Za-z]+|[A-Za-z0-9+\-]))")
 _COMMAND = re.compile(r"\\([A-Za-z]+|[|%$&#_{},;:! ])")
 _NAMED_SYMBOL = re.compile(
@@ -160,15 +171,35 @@ def math_text(math: str) -> str:
     Only what reads unambiguously is rewritten; an unknown command loses its backslash (``\\foo``
     → ``foo``) rather than reaching the terminal as markup.
     """
+    # "\\|" and "\\alpha": a backslash doubled by a bad escape in the source, not a line break.
+    math = re.sub(r"\\{2,}(?=[A-Za-z|{}])", lambda m: "\\", math)
+    math = math.replace("\\{", _OPEN).replace("\\}", _CLOSE)  # a set's braces are shown
     for _ in range(3):  # nesting: \frac{\boldsymbol{x}}{2}
-        math = _FONT.sub(r"\1", math)
-        math = _FRAC.sub(lambda m: f"{_grouped(m.group(1))}/{_grouped(m.group(2))}", math)
+        math = _FONT.sub(_font, math)
+        math = _FRAC.sub(lambda m: f"{_grouped(_either(m, 1))}/{_grouped(_either(m, 3))}", math)
     math = _BLACKBOARD.sub(lambda m: _DOUBLE_STRUCK.get(m.group(1), m.group(1)), math)
     math = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], math)
+    math = _OPERATOR.sub(r" \\\1", math)
     math = _COMMAND.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), math)
     math = _SCRIPT.sub(_script, math)
-    math = re.sub(r"(?<!\\)[{}]", "", math)
+    math = re.sub(r"(?<!\\)[{}]", "", math).replace(_OPEN, "{").replace(_CLOSE, "}")
     return unicodedata.normalize("NFC", re.sub(r"(?<=√) (?=\S)", "", math))  # O + tilde → Õ
+
+
+_OPEN, _CLOSE = "\x00(", "\x00)"  # \{ and \} while the grouping braces are taken out
+
+
+def _either(match: re.Match, group: int) -> str:
+    """A braced argument (``group``) or an unbraced one (the next group)."""
+    found = match.group(group)
+    return found if found is not None else match.group(group + 1)
+
+
+def _font(match: re.Match) -> str:
+    r"""A font command's argument without the font ("\mathcal{O}" → "O"), still grouped after
+    another command ("\tilde\mathcal{O}" → "\tilde{O}", not the unknown "\tildeO")."""
+    argument = _either(match, 1) or ""
+    return f"{{{argument}}}" if re.search(r"\\[A-Za-z]+$", match.string[: match.start()]) else argument
 
 
 def _grouped(part: str) -> str:

@@ -131,6 +131,21 @@ def test_inline_math_is_typeset_as_unicode_text_for_people():
     assert plain_text(r"$O(n^{1/2})$ and $\tilde{O}(\sqrt{T})$", symbols=True) == "O(n^(1/2)) and Õ(√T)"
 
 
+def test_math_written_without_braces_or_with_doubled_backslashes_leaves_no_markup():
+    # As abstracts write it: a font or accent on an unbraced argument, old switches, a backslash
+    # doubled by a bad escape, an operator right after a letter, a set's braces.
+    cases = {
+        r"$\mathbb{E}[\\|\hat{\boldsymbol\phi}-\boldsymbol\phi\\|^{2}]$": "𝔼[‖φ̂-φ‖²]",
+        r"$\tilde{\cal O}(\epsilon^{-1})$ and $\tilde\mathcal{O}(k)$": "Õ(ε⁻¹) and Õ(k)",
+        r"$\mathcal Q$, $\textsc{BdInterp}$, $\textbf{M}odule$": "Q, BdInterp, Module",
+        r"$5(d\log(4n/\alpha))$": "5(d log(4n/α))",
+        r"$\min\{\rho, \frac 12\}$, $\tfrac d {\alpha^2}$": "min{ρ, 1/2}, d/α²",
+        r"$\cdot\text{polylog}\,n$": "·polylog n",
+    }
+    for latex, shown in cases.items():
+        assert plain_text(latex, symbols=True) == shown
+
+
 def test_without_symbols_math_keeps_its_words_for_matching():
     # The lexical index tokenizes corpus text through plain_text: "\rho" must stay the word "rho".
     assert plain_text(r"Spearman $\rho = 0.89$") == r"Spearman \rho = 0.89"
