@@ -37,15 +37,16 @@ def run_ci(ref: str, folder: Path) -> dict:
     shared = ROOT.parent / "shared"
     if shared.is_dir():  # the tests read ../shared/corpora beside the checkout; without it some skip
         (folder / "shared").symlink_to(shared)
+    # The ref as this checkout reads it: a clone has other branches only as origin/NAME.
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{ref}^{{commit}}"],
+                            check=True, capture_output=True, text=True).stdout.strip()  # fmt: skip
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "--detach", ref], check=True)
-    commit = subprocess.run(["git", "-C", str(clone), "rev-parse", "--short", "HEAD"], check=True,
-                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "--detach", commit], check=True)
     started = time.perf_counter()
     done = subprocess.run(["bash", ".ci/run"], cwd=clone, capture_output=True, text=True)
     wall = time.perf_counter() - started
     found = list(SUMMARY.finditer(done.stdout))
-    figures = {"ref": ref, "commit": commit, "exit": done.returncode, "wall_s": round(wall, 1)}
+    figures = {"ref": ref, "commit": commit[:10], "exit": done.returncode, "wall_s": round(wall, 1)}
     if found:
         figures |= {"tests": found[-1]["counts"].strip(), "test_step_s": float(found[-1]["seconds"])}
     if done.returncode:

@@ -133,21 +133,25 @@ _BRACED = r"\{((?:[^{}]|\{[^{}]*\})*)\}"  # one level of nesting: \frac{a_{i}}{b
 _TOKEN = r"(\\[A-Za-z]+|[A-Za-z0-9])"  # an unbraced argument: "\frac 12", "\mathcal O"
 _ARGUMENT = r"\s*(?:" + _BRACED + "|" + _TOKEN + ")"  # two groups: braced, unbraced
 _FRAC = re.compile(r"\\(?:[dt]?frac|nicefrac)" + _ARGUMENT + _ARGUMENT)
-# A font around its argument, braced or not ("\mathcal{O}", "\mathcal O", "\boldsymbol\phi"),
-# and the old switches that take none ("{\cal O}").
+# A font around its argument, braced or not ("\mathcal{O}", "\mathcal O", "\boldsymbol\phi": TeX
+# takes one token), and the old switches that take none ("{\cal O}").
 _FONT = re.compile(
     r"\\(?:boldsymbol|mathbf|mathrm|mathit|mathsf|mathtt|bm|text|textrm|textbf|textit|texttt|textsc"
-    r"|textsf|textup|textnormal|emph|operatorname|mathcal|mathscr|mathfrak|mathnormal)(?:\s*" + _BRACED
-    + r"|\s*" + _TOKEN + r"(?![A-Za-z]))|\\(?:cal|bf|rm|it|sf|tt)(?![A-Za-z])\s*"
+    r"|textsf|textup|textnormal|emph|operatorname|mathcal|mathscr|mathfrak|mathnormal)(?![A-Za-z])"
+    + _ARGUMENT + r"|\\(?:cal|bf|rm|it|sf|tt)(?![A-Za-z])\s*"
 )
 _BLACKBOARD = re.compile(r"\\mathbb\s*\{?([A-Za-z])\}?")
 _ACCENT = re.compile(
-    r"\\(" + "|".join(_ACCENTS) + r")(?![A-Za-z])\s*(?:\{(\\[A-Za-z]+|[^{}]{1,3})\}|(\\[A-Za-z]+|[A-Za-z]))"
+    r"\\(" + "|".join(_ACCENTS) + r")(?![A-Za-z])\s*(?:\{(\\[A-Za-z]+|[^{}]{1,3})\}|" + _TOKEN + ")"
 )
 # "d\log(n)" is d times log n: an operator's name keeps a space from what comes before it.
 _OPERATOR = re.compile(
-    r"(?<=[\w)])\\(log|ln|exp|min|max|sup|inf|lim|arg|det|sin|cos|tan|sgn|tr|Pr|var|Var)(?![A-Za-z])"
+    r"(?<=[\w)}\]|])\\(log|ln|exp|min|max|sup|inf|lim|arg|det|sin|cos|tan|sgn|tr|Pr|var|Var)(?![A-Za-z])"
 )
+_ENDS_IN_COMMAND = re.compile(r"\\[A-Za-z]+$")
+# \{ and \} (a set's braces, shown) while the grouping braces are taken out: private-use
+# characters, removed from the input first, so corpus text can never be read as one.
+_OPEN, _CLOSE = "\ue000", "\ue001"
 _SCRIPT = re.compile(r"([\^_])\s*(?:" + _BRACED + r"|(\\[A-Za-z]+|[A-Za-z0-9+\-]))")
 _COMMAND = re.compile(r"\\([A-Za-z]+|[|%$&#_{},;:! ])")
 _NAMED_SYMBOL = re.compile(
@@ -159,7 +163,7 @@ def _script(match: re.Match) -> str:
     """``^{2}`` → ``²``, ``_t`` → ``ₜ``; a script Unicode cannot write stays readable: ``^(1/2)``."""
     mark, body = match.group(1), match.group(2) if match.group(2) is not None else match.group(3)
     table = _SUPERSCRIPT if mark == "^" else _SUBSCRIPT
-    body = math_text(body)
+    body = _typeset(body)
     if body and all(c in table for c in body):
         return "".join(table[c] for c in body)
     return f"{mark}{body}" if len(body) == 1 or body.isalnum() else f"{mark}({body})"
@@ -171,9 +175,17 @@ def math_text(math: str) -> str:
     Only what reads unambiguously is rewritten; an unknown command loses its backslash (``\\foo``
     → ``foo``) rather than reaching the terminal as markup.
     """
+    math = math.replace(_OPEN, "").replace(_CLOSE, "")
     # "\\|" and "\\alpha": a backslash doubled by a bad escape in the source, not a line break.
-    math = re.sub(r"\\{2,}(?=[A-Za-z|{}])", lambda m: "\\", math)
-    math = math.replace("\\{", _OPEN).replace("\\}", _CLOSE)  # a set's braces are shown
+    math = re.sub(r"(?<!\\)\\{2,}(?=[A-Za-z|{}])", lambda m: "\\", math)
+    math = math.replace("\\{", _OPEN).replace("\\}", _CLOSE)
+    return _typeset(math).replace(_OPEN, "{").replace(_CLOSE, "}")
+
+
+def _typeset(math: str) -> str:
+    """:func:`math_text`'s work, set braces still held as ``_OPEN``/``_CLOSE``: a script or a
+    fraction's part is typeset by this too, and its set braces must outlive the outer pass's
+    removal of grouping braces (``\\mathbb{I}_{\\{y = k\\}}``)."""
     for _ in range(3):  # nesting: \frac{\boldsymbol{x}}{2}
         math = _FONT.sub(_font, math)
         math = _FRAC.sub(lambda m: f"{_grouped(_either(m, 1))}/{_grouped(_either(m, 3))}", math)
@@ -182,11 +194,8 @@ def math_text(math: str) -> str:
     math = _OPERATOR.sub(r" \\\1", math)
     math = _COMMAND.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), math)
     math = _SCRIPT.sub(_script, math)
-    math = re.sub(r"(?<!\\)[{}]", "", math).replace(_OPEN, "{").replace(_CLOSE, "}")
+    math = re.sub(r"(?<!\\)[{}]", "", math)
     return unicodedata.normalize("NFC", re.sub(r"(?<=√) (?=\S)", "", math))  # O + tilde → Õ
-
-
-_OPEN, _CLOSE = "\x00(", "\x00)"  # \{ and \} while the grouping braces are taken out
 
 
 def _either(match: re.Match, group: int) -> str:
@@ -196,15 +205,18 @@ def _either(match: re.Match, group: int) -> str:
 
 
 def _font(match: re.Match) -> str:
-    r"""A font command's argument without the font ("\mathcal{O}" → "O"), still grouped after
-    another command ("\tilde\mathcal{O}" → "\tilde{O}", not the unknown "\tildeO")."""
+    r"""A font command's argument without the font ("\mathcal{O}" → "O"), kept apart from a
+    command just before it ("\tilde\mathcal{O}" → "\tilde{O}", "\tilde\cal O" → "\tilde O",
+    not the unknown "\tildeO")."""
     argument = _either(match, 1) or ""
-    return f"{{{argument}}}" if re.search(r"\\[A-Za-z]+$", match.string[: match.start()]) else argument
+    if not _ENDS_IN_COMMAND.search(match.string, max(0, match.start() - 40), match.start()):
+        return argument
+    return f"{{{argument}}}" if argument else " "
 
 
 def _grouped(part: str) -> str:
     """A fraction's numerator or denominator, bracketed when it is more than one symbol."""
-    part = math_text(part).strip()
+    part = _typeset(part).strip()
     return f"({part})" if re.search(r"[\s+\-*/·×=]", part) else part
 
 

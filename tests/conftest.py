@@ -53,7 +53,10 @@ def _one_core_per_worker() -> None:
     processes and waits, so two workers keep two cores busy, while a llama.cpp server or
     onnxruntime session sized to both cores next to another worker's process would spin for its
     descheduled other half (model tests ran 3x slower that way). Servers and embedders size their
-    thread pools by the affinity mask (:func:`rag.machine.usable_cpus`), so here they take one."""
+    thread pools by the affinity mask (:func:`rag.machine.usable_cpus`), so here they take one.
+    Linux pins the calling thread: the worker's main thread, which runs the tests (pytest-xdist
+    3.6.1 and later), and so every process and thread it starts. A worker that replaces a crashed
+    one (a new number) may share a core; that slows the rest of the run, it fails nothing."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", …
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
     if not worker.startswith("gw") or not hasattr(os, "sched_setaffinity"):

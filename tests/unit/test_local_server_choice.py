@@ -69,22 +69,27 @@ def test_no_server_installed_is_one_error_naming_the_extra(monkeypatch):
 def _on_one_core(call):
     """``call()`` in a thread whose affinity mask holds one core (Linux sets it per thread), as in
     a process under ``taskset -c N`` or a pinned test worker."""
-    found = []
+    found: dict = {}
 
     def pinned():
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        found.append(call())
+        try:
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+            found["value"] = call()
+        except BaseException as error:  # shown by the test, not lost in the thread
+            found["error"] = error
 
     worker = threading.Thread(target=pinned)
     worker.start()
     worker.join()
-    return found[0]
+    if "error" in found:
+        raise found["error"]
+    return found["value"]
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
 def test_thread_pools_are_sized_by_the_cores_the_process_may_use_not_the_machines(monkeypatch):
     _installed(monkeypatch, "xllamacpp")
-    assert usable_cpus() == len(os.sched_getaffinity(0))
+    assert _on_one_core(usable_cpus) == 1
     command = _on_one_core(lambda: local_models.server_command(MODEL, Path("/w.gguf"), 8080, 4096))
     assert command[command.index("--n_threads") + 1] == "1"
     assert _on_one_core(lambda: MiniLMEmbedder().threads) == 1

@@ -141,6 +141,11 @@ def test_math_written_without_braces_or_with_doubled_backslashes_leaves_no_marku
         r"$5(d\log(4n/\alpha))$": "5(d log(4n/α))",
         r"$\min\{\rho, \frac 12\}$, $\tfrac d {\alpha^2}$": "min{ρ, 1/2}, d/α²",
         r"$\cdot\text{polylog}\,n$": "·polylog n",
+        r"$\tilde{O}(\sqrt{T}\log T)$, $\|x\|\log n$": "Õ(√T log T), ‖x‖ log n",
+        r"$\tilde\cal O$, $\mathcal AB$, $\mathrm dx$": "Õ, AB, dx",
+        r"$\mathbb{I}_{\{y = k\}}$, $2^{\{0,1\}^n}$, $\frac{|\{i\}|}{n}$": "I_({y = k}), 2^({0,1}ⁿ), |{i}|/n",
+        # No character of the input stands for a brace: not the NUL of corrupt text, nor private use.
+        "$f(\x00(x\x00))$ and $f(\ue000x\ue001)$": "f(\x00(x\x00)) and f(x)",
     }
     for latex, shown in cases.items():
         assert plain_text(latex, symbols=True) == shown
