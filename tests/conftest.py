@@ -106,8 +106,21 @@ def _start(command: list[str], health: str, timeout: float, log: Path) -> subpro
     return process
 
 
+# The files whose tests take longest, longest first (`--durations` of a one-process run, 2026-12-06,
+# with a model server's tests counted as they run on one core): pytest-xdist hands each worker a
+# file at a time in collection order, so these go first and the short files fill in at the end;
+# alphabetical order left a minute-long file for last while the other worker sat idle.
+LONG_FILES = (
+    "test_processes.py", "test_llm_server.py", "test_query_server.py", "test_resident_llm.py",
+    "test_mcp.py", "test_llama_servers.py", "test_reliability.py", "test_cli.py", "test_slow_servers.py",
+)  # fmt: skip
+
+
 def pytest_collection_modifyitems(items) -> None:
-    """Markers from where a test lives and what it needs, so ``-m`` selects without bookkeeping."""
+    """Markers from where a test lives and what it needs, so ``-m`` selects without bookkeeping;
+    the long files first (:data:`LONG_FILES`), each file's tests in their order."""
+    rank = {name: n for n, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)))  # stable: the rest as before
     for item in items:
         item.add_marker("unit" if "/unit/" in str(item.path) else "integration")
         fixtures = set(getattr(item, "fixturenames", ()))
