@@ -402,15 +402,6 @@ class AnswerSettings(_Group):
         low=0.0,
         high=10.0,
     )
-    confirm_yes_share: float = setting(
-        0.66,
-        "a quote the model declined to write is shown only when the model's yes to \"do these "
-        "sentences answer the question?\" holds this share of its yes/no probability (dev: quotes "
-        "that answer 0.67-0.86, near misses 0.64-0.80); a server without token probabilities is "
-        "asked for one word",
-        low=0.0,
-        high=1.0,
-    )
     attribution_threshold: float = setting(
         0.5,
         "share of an answer sentence's content words its paper must contain to support it",

@@ -16,7 +16,6 @@ from typing import Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import Field
 
 from rag.records import Hit, Paper
 from rag.retrieval.relevance import Phrases, TermWeights
@@ -31,10 +30,6 @@ class ScriptedChatModel(BaseChatModel):
     replies: list[str]
     prompts: list[list[BaseMessage]]  # pass [] in; pydantic copies field defaults anyway
     pieces_sent: int = 0
-    # For calls that ask for token probabilities (``logprobs=True``), in order: the share of "yes"
-    # among the first token's yes/no choices, sent as an OpenAI-compatible server sends them.
-    # None, or none left: no probabilities, as from a server that does not give them.
-    yes_shares: list[float] = Field(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
@@ -44,16 +39,7 @@ class ScriptedChatModel(BaseChatModel):
         self.prompts.append(messages)
         if not self.replies:
             raise AssertionError("the chain called the LLM more often than the test scripted")
-        metadata = {}
-        if kw.get("logprobs") and self.yes_shares:
-            share = self.yes_shares.pop(0)
-            top = [
-                {"token": "yes", "logprob": math.log(share)},
-                {"token": " No", "logprob": math.log(1 - share)},
-            ]
-            metadata["logprobs"] = {"content": [{"token": "yes", "top_logprobs": top}]}
-        message = AIMessage(self.replies.pop(0), response_metadata=metadata)
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(self.replies.pop(0)))])
 
     def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any):
         """The scripted reply a few characters at a time, as a server streams tokens; ``pieces_sent``

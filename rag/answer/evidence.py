@@ -268,10 +268,4 @@ def model_says_yes(llm: LLMHandle, prompt: str) -> bool | None:
         reply = llm.invoke(prompt, max_tokens=3)
     except CitelineError:
         return None
-    return says_yes(reply)
-
-
-def says_yes(reply: str) -> bool:
-    """A yes/no reply read as yes unless it is a no: a reply that is neither ("Maybe", "The
-    sentences ...") leaves the lexical decision that asked for it standing."""
     return normalized(reply)[:2] != "no"

@@ -28,7 +28,6 @@ from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
 from rag.answer.listing import catalogue_answer, listing_answer
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
-from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle, read_reply, resolve_kind
 from rag.records import Answer, Hit, Paper, Turn
@@ -357,21 +356,14 @@ class AnswerChain:
 
     def _confirmed(self, run: _AskTrace, question: str, quoted: str) -> bool:
         """The model's yes/no on whether ``quoted`` answers ``question`` (a few dozen tokens out
-        of the prompt cache's reach, one token back), a yes counted only when it is sure enough
-        (``confirm_yes_share``): the model declined this question already, and its bare one-word
-        reply was "yes" to most near misses on dev. A failed call leaves the evidence check's
+        of the prompt cache's reach, one token back); a failed call leaves the evidence check's
         decision standing."""
         prompt = prompt_text("evidence_check").format(question=question, evidence=without_keys(quoted))
         mark = time.perf_counter()
         try:
-            reply, share = self.llm.yes_no(prompt)
-        except CitelineError:
-            return True
+            return ev.model_says_yes(self.llm, prompt) is not False
         finally:
             run.lap("confirm", mark)
-        if share is None:
-            return ev.says_yes(reply)
-        return share >= self.settings.confirm_yes_share
 
     def _context_budget(self, question: str) -> int:
         fixed = count_tokens(self._system) + count_tokens(question) + 64

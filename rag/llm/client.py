@@ -67,21 +67,6 @@ class LLMHandle:
         model = self.model.bind(max_tokens=max_tokens) if max_tokens else self.model
         return read_reply(self._pieces(model, prompt))
 
-    def yes_no(self, prompt: str) -> tuple[str, float | None]:
-        """One call of one token for a yes/no judgement: the reply, and the share of "yes" in the
-        probability the server gives "yes" and "no" among its top choices for that token (None
-        when it sends no token probabilities; the reply alone decides then). The embedded 1.5B
-        model's one-word reply is "yes" to most such prompts; the share tells a sure yes from a
-        hesitant one."""
-        try:
-            with self.in_use():
-                message = self.model.bind(max_tokens=1, logprobs=True, top_logprobs=10).invoke(prompt)
-        except CitelineError:
-            raise
-        except Exception as exc:
-            raise describe_llm_error(exc, self) from None
-        return str(message.content).strip(), _yes_share(message.response_metadata.get("logprobs"))
-
     def stream(self, messages: list[BaseMessage]) -> Iterator[str]:
         """The reply piece by piece, as the server sends it; closing the iterator early ends the
         request (the server stops writing)."""
@@ -98,24 +83,6 @@ class LLMHandle:
             raise
         except Exception as exc:
             raise describe_llm_error(exc, self) from None
-
-
-def _yes_share(logprobs: dict | None) -> float | None:
-    """P(yes) / (P(yes) + P(no)) over the first token's top choices ("Yes", " yes" and "yes" alike),
-    from an OpenAI-style ``logprobs`` record; None when it has neither word."""
-    import math
-
-    try:
-        choices = logprobs["content"][0]["top_logprobs"]  # type: ignore[index]
-    except (TypeError, KeyError, IndexError):
-        return None
-    said = {"yes": 0.0, "no": 0.0}
-    for choice in choices:
-        word = str(choice.get("token", "")).strip().lower()
-        if word in said:
-            said[word] += math.exp(float(choice.get("logprob", -math.inf)))
-    total = said["yes"] + said["no"]
-    return said["yes"] / total if total > 0 else None
 
 
 def read_reply(pieces: Iterator[str], on_piece: Callable[[str], None] | None = None) -> str:

@@ -1,7 +1,5 @@
 """The answer pipeline's decisions, through a fake retriever and a scripted model (no index)."""
 
-import math
-
 from rag.answer.pipeline import AnswerChain
 from rag.answer.refusal import refusal_sentence
 from rag.llm.client import LLMHandle
@@ -64,27 +62,6 @@ def test_quoted_evidence_the_model_says_does_not_answer_is_not_shown():
     answer = chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?")
     assert answer.abstained and answer.citations == [] and len(model.prompts) == 2
     assert answer.withheld == "the quoted evidence does not answer what the question asks"
-
-
-def test_a_hesitant_yes_from_the_model_does_not_confirm_quoted_evidence_it_declined_to_write():
-    question = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?"
-    for share, shown in ((0.6, False), (0.9, True)):  # the setting's default: 0.66
-        chain, model = _chain([refusal_sentence(), "yes"])
-        model.yes_shares = [share]
-        answer = chain.ask(question)
-        assert (answer.mode == "quoted") is shown and answer.abstained is not shown, share
-        if not shown:
-            assert answer.withheld == "the quoted evidence does not answer what the question asks"
-
-
-def test_the_yes_share_adds_each_spelling_of_yes_and_of_no_among_the_first_tokens_choices():
-    from rag.llm.client import _yes_share
-
-    choices = (("yes", 0.4), ("Yes", 0.2), (" no", 0.3), ("The", 0.1))
-    top = [{"token": word, "logprob": math.log(p)} for word, p in choices]
-    assert abs(_yes_share({"content": [{"top_logprobs": top}]}) - 0.6 / 0.9) < 1e-9
-    assert _yes_share(None) is None and _yes_share({"content": []}) is None
-    assert _yes_share({"content": [{"top_logprobs": top[-1:]}]}) is None  # neither word: the reply decides
 
 
 def test_a_which_paper_question_needs_a_sentence_that_says_what_the_paper_does_not_just_a_name():
