@@ -63,7 +63,10 @@ def session(model: Path, threads: int):
         finally:
             os.close(fd)
     part = saved.with_name(f"{saved.name}.{os.getpid()}.part")
-    fd = _create(part) if regular_or_absent(saved) else None
+    with contextlib.suppress(OSError):
+        saved.parent.mkdir(parents=True, exist_ok=True)
+    # A new file only: never through a link, never one that is there already.
+    fd = open_regular(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL) if regular_or_absent(saved) else None
     if fd is None:  # the folder cannot be written, or something not ours is in the way
         return load(str(model), extended)
     made = None
@@ -99,12 +102,3 @@ def _saved_path(model: Path, version: str) -> Path | None:
         return None
     key = hashlib.sha256(f"{size}|{version}|{GRAPH_FORMAT}|".encode() + head + tail).hexdigest()[:16]
     return Path(user_cache_dir("citeline", appauthor=False)) / "onnx" / f"{_PREFIX}-{key}.onnx"
-
-
-def _create(part: Path) -> int | None:
-    """A descriptor on a new ``part`` (never through a link, never an existing file), or None."""
-    try:
-        part.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    except OSError:
-        return None
