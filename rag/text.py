@@ -396,8 +396,13 @@ _SCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆
 
 
 def canonical_name(token: str) -> str:
-    """A name as written in any markup: ``$C^3$``, ``C^{3}`` and ``C³`` are all ``C3``."""
-    return re.sub(r"[\\${}^*`]", "", token.translate(_SCRIPT_DIGITS)).strip("'’-+")
+    """A name as written in any markup: ``$C^3$``, ``C^{3}`` and ``C³`` are all ``C3``; and in
+    the possessive, the name: a draft's "GCG's suffix" names the paper's "GCG"."""
+    bare = re.sub(r"[\\${}^*`]", "", token.translate(_SCRIPT_DIGITS))
+    return _POSSESSIVE.sub("", bare).strip("'’-+")
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 def acronym_singular(name: str) -> str:
@@ -466,8 +471,15 @@ def names_written(text: str) -> frozenset[str]:
 
 
 def has_name(text: str, name: str) -> bool:
-    """``text`` writes ``name`` with its case (canonical forms compared; see :func:`names_written`)."""
-    return name in names_written(text)
+    """``text`` writes ``name`` with its case (canonical forms compared; see :func:`names_written`),
+    or the name a word is hyphened onto: "RLHF-trained", "GPT-4-based" and "LoRA-tuned" name
+    RLHF, GPT-4 and LoRA (a word in front is part of the name: "xLSTM" is not "x-LSTM"'s LSTM)."""
+    written = names_written(text)
+    return name in written or _MODIFIED.sub("", name) in written - {""}
+
+
+# Lower-case words hyphened onto the end of a name: "-trained", "-based", "-style".
+_MODIFIED = re.compile(r"(?:-[a-z]{3,})+$")
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

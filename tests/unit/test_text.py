@@ -167,6 +167,20 @@ def test_names_are_told_by_their_shape_before_any_stemming():
     assert has_name("dead-by-TopK", "TopK")
 
 
+def test_a_name_in_the_possessive_or_with_a_word_hyphened_on_is_the_name_itself():
+    from rag.text import coined_names, has_name
+
+    assert coined_names("Unlike GCG's suffixes, AdaSCALE’s scores and the LLMs' replies") == {
+        "GCG", "AdaSCALE", "LLMs"
+    }
+    assert has_name("AmpleGCG's model is trained on GCG suffixes", "AmpleGCG")
+    assert has_name("the strongest open RLHF model", "RLHF-trained")
+    assert has_name("judged by GPT-4 on MT-Bench", "GPT-4-based")
+    assert not has_name("judged by GPT-4", "GPT-5-based")
+    assert not has_name("an LSTM baseline", "x-LSTM")  # a word in front is part of the name
+    assert not has_name("an LSTM baseline", "xLSTM-style")
+
+
 def test_a_reply_repeating_one_unit_is_a_loop_but_prose_tables_and_key_lists_are_not():
     assert loop_start("It reaches 0." + "0" * 80) == len("It reaches 0.") + 1  # one unit kept
     assert loop_start("Cited [000-02]" + " [000-02]" * 10) == len("Cited [000-02]")
