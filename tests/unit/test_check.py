@@ -779,6 +779,13 @@ def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_an
             "Decoders become text encoders without the need for costly contrastive pretraining.",
             "does without",
         ),
+        # a need denied ("require no", "no need for") is doing without
+        (
+            "Its gains on the benchmarks depend on fine-tuning the model on those tasks.",
+            "Crucially, these gains require no fine-tuning on these tasks.",
+            "does without",
+        ),
+        ("The probe needs labelled examples.", "There is no need for labelled examples.", "does without"),
     ],
 )
 def test_a_need_on_one_side_and_doing_without_it_on_the_other_turns_the_claim_around(claim, sentence, says):
@@ -819,3 +826,83 @@ def test_a_name_the_paper_writes_in_another_form_or_a_sentence_start_or_an_autho
     markov = paper("M1", "We prove that a large transformer mixes Markov chains faster; the bound is tight.")
     judged = judge(claim, markov, TermWeights(weights={}, rare=frozenset()), AnswerSettings())
     assert not [m for m in judged.missing if m[0].isupper()]
+
+
+def test_a_need_denied_in_any_sentence_of_the_abstract_turns_the_claim_around():
+    from rag.answer.check import contradiction
+
+    claim = "Its gains on the benchmarks depend on fine-tuning the model on those tasks."
+    abstract = [
+        "We find zero-shot gains on the benchmarks after continued pretraining of the model.",
+        "The gains on the benchmarks grow with the number of thinking tokens used in pretraining.",
+        "Crucially, these gains require no fine-tuning on these tasks, which we use elsewhere.",
+    ]
+    assert "does without" in contradiction(claim, abstract)  # the third sentence, not the closest two
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "turned"),
+    [
+        (
+            "Silver labels help most when the policy is trained with PPO, which then outperforms DPO.",
+            "Silver labels are most helpful when training the policy with DPO, outperforming PPO.",
+            True,
+        ),
+        ("GRPO surpasses PPO on math benchmarks.", "On math benchmarks, PPO surpasses GRPO.", True),
+        # the same names on the same sides, or a name only one side writes, compare the same way
+        ("DPO with silver labels outperforms PPO.", "Training with DPO outperforms traditional PPO.", False),
+        ("DPO outperforms PPO on chat.", "DPO outperforms baselines, and PPO lags on chat.", False),
+    ],
+)
+def test_names_that_change_sides_around_a_verb_of_winning_turn_the_comparison_around(claim, sentence, turned):
+    from rag.answer.check import contradiction
+
+    assert bool(contradiction(claim, [sentence])) is turned
+
+
+def test_little_of_what_the_paper_says_most_of_is_turned_around():
+    from rag.answer.check import contradiction
+
+    found = contradiction(
+        "A reward based on response length alone recovers little of the downstream RLHF improvement.",
+        ["Even a purely length-based reward reproduces most downstream RLHF improvements."],
+    )
+    assert "most" in found
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "turned"),
+    [
+        (
+            "Upsampling domain data at the end of pretraining lowers the model's scores on MMLU.",
+            "Upsampling domain data at the end of pretraining drives improvements on MMLU scores.",
+            True,
+        ),
+        # a lower error, loss or cost is the improvement; "lower bound" or "lower complexity" lowers nothing
+        (
+            "Upsampling domain data lowers the validation loss of the pretrained model.",
+            "Upsampling domain data improves the validation loss of the pretrained model.",
+            False,
+        ),
+        (
+            "We improve the sample complexity of the natural gradient estimator.",
+            "We prove a lower bound on the sample complexity of the natural gradient estimator.",
+            False,
+        ),
+        (
+            "Even after unlearning, linear probes on the representations can no longer perform the task.",
+            "After unlearning, linear probes on the representations can still perform the task.",
+            True,
+        ),
+        # "little" of one thing and "most" of another: no quantity of the same whole
+        (
+            "There is little understanding of how pretrained features help downstream applications.",
+            "Pretrained features help most downstream applications, we find.",
+            False,
+        ),
+    ],
+)
+def test_antonyms_that_oppose_in_one_form_turn_a_finding_around_only_in_that_form(claim, sentence, turned):
+    from rag.answer.check import contradiction
+
+    assert bool(contradiction(claim, [sentence])) is turned
