@@ -478,8 +478,9 @@ def has_name(text: str, name: str) -> bool:
     return name in written or _MODIFIED.sub("", name) in written - {""}
 
 
-# Lower-case words hyphened onto the end of a name: "-trained", "-based", "-style".
-_MODIFIED = re.compile(r"(?:-[a-z]{3,})+$")
+# Lower-case words hyphened onto the end of a name that say how it is used, not which one it is:
+# "-trained", "-based", "-style" (a size or variant is the name: "BERT-base", "Llama-2-chat").
+_MODIFIED = re.compile(r"(?:-(?:[a-z]{2,}ed|style|like|free|only|aware|specific))+$")
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -598,14 +598,18 @@ _ANCHOR_WINDOW = 4
 _NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model", "one"}  # compared as stems: see _context
 _LACK_WORD = r"lack(?:s|ing|ed)?"
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|cannot|can't|don't|doesn't|didn't|isn't|aren't|neither|nor|fails? to|unable to"
+    r"\b(?:not|no(?!\s+(?:more|less|fewer)\s+than\b)|never|cannot|can't|don't|doesn't|didn't|isn't|aren't"
+    r"|neither|nor|fails? to|unable to"
     rf"|(?P<lack>{_LACK_WORD}))\b",
     re.I,
 )
 _LACK = re.compile(rf"\b{_LACK_WORD}\b", re.I)
 # Doing without something: "without X", and a need denied ("requires no fine-tuning", "needs no
 # labels", "no need for retraining").
-_NEED_DENIED = r"\b(?:requir\w*|needs?|needed)\s+no\b|\bno\s+need\s+(?:for|to|of)\b"
+_NEED_DENIED = (
+    r"\b(?:requir\w*|needs?|needed)\s+no\b(?!\s+(?:more|less|fewer|longer|than)\b)"  # not "no more than 5%"
+    r"|\bno\s+need\s+(?:for|to|of)\b"
+)
 _WITHOUT = re.compile(rf"\bwithout\b|{_NEED_DENIED}", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")
 # "A is better than B", "A shows better generalization than B" (the second group: what is compared)
@@ -839,7 +843,7 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
         found = _stems(sentence)
         for mine, theirs, near in pairs:
             shared = _shared(near, found, theirs)
-            if not _as_written(mine, claim, theirs, sentence) or _lower_is_better(mine, theirs, near, found):
+            if not _opposed(mine, claim, theirs, sentence):
                 continue
             if shared >= 2 and shared > own[mine] and not _roles_swapped(claim, mine, sentence, theirs):
                 return f"the paper says {theirs}, the claim {mine}: “{sentence}”"
@@ -861,8 +865,8 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
 # What is better lower: "lowers the error" improves, so it turns no "improves" around.
 _LOWER_BETTER = frozenset(
     stem_terms(
-        "error errors loss losses perplexity latency cost costs regret variance memory time runtime "
-        "overhead bias risk rate rates fid wer toxicity hallucination hallucinations leakage violations",
+        "error errors loss losses perplexity latency cost costs regret variance memory runtime "
+        "overhead bias risk fid wer toxicity hallucination hallucinations leakage violations",
         frozenset(),
     )
 )
@@ -873,23 +877,30 @@ _LOWER_BETTER = frozenset(
 # gain" around, "little understanding" of one thing and "most applications" of another do not.
 _FORMS = {
     frozenset({"improv", "lower"}): {"lower": re.compile(r"\blower(?:s|ed|ing)\b", re.I)},
-    frozenset({"littl", "most"}): {"littl": re.compile(r"\blittle\s+of\b", re.I)},
+    frozenset({"littl", "most"}): {  # "at most 10%" and "the most information" are no "most of"
+        "littl": re.compile(r"\blittle\s+of\b", re.I),
+        "most": re.compile(r"(?<!\bat )(?<!\bthe )\bmost\b", re.I),
+    },
 }
 
 
-def _as_written(mine: str, claim: str, theirs: str, sentence: str) -> bool:
-    """Each side writes its antonym in the form in which it opposes the other (:data:`_FORMS`)."""
+def _opposed(mine: str, claim: str, theirs: str, sentence: str) -> bool:
+    """Each side writes its antonym in the form in which it opposes the other (:data:`_FORMS`),
+    and not of what is better lower (:func:`_lower_is_better`)."""
     forms = _FORMS.get(frozenset({mine, theirs}), {})
     sides = ((forms.get(mine), claim), (forms.get(theirs), sentence))
-    return all(form.search(text) for form, text in sides if form)
+    as_written = all(form.search(text) for form, text in sides if form)
+    return as_written and not _lower_is_better(mine, claim, theirs, sentence)
 
 
-def _lower_is_better(mine: str, theirs: str, near: set[str], found: str) -> bool:
-    """``improv`` against ``lower``: said of an error, a cost or a time (either side), lower is
-    the improvement, and nothing is turned around."""
+def _lower_is_better(mine: str, claim: str, theirs: str, sentence: str) -> bool:
+    """``improv`` against ``lower``: said of an error, a loss or a cost (the two words after it,
+    on either side), lower is the improvement, and nothing is turned around ("improves accuracy
+    at test time" and "lowers accuracy at test time" still oppose)."""
     if {mine, theirs} != {"improv", "lower"}:
         return False
-    return bool((near | _context(found, theirs)) & _LOWER_BETTER)
+    objects = [_around(text, word) for word, text in ((mine, claim), (theirs, sentence))]
+    return any(found is not None and found[1] & _LOWER_BETTER for found in objects)
 
 
 def _context(stems: str, word: str) -> set[str]:
@@ -1137,6 +1148,7 @@ def _compared_the_other_way(claim: str, sentence: str) -> bool:
 
 # A comparison won, said with a verb: "A outperforms B", "A surpasses B", "A is superior to B".
 _BEATS = re.compile(r"\b(?:outperform\w*|surpass\w*|beat(?:s|ing)?|superior\s+to)\b", re.I)
+_BY = re.compile(r"\s+by\b", re.I)
 
 
 def _winner_swapped(claim: str, sentence: str) -> bool:
@@ -1146,10 +1158,11 @@ def _winner_swapped(claim: str, sentence: str) -> bool:
     a, b = _BEATS.search(claim), _BEATS.search(sentence)
     if not (a and b):
         return False
-    sides = [
-        (coined_names(text[: m.start()]), coined_names(text[m.end() :]))
-        for text, m in ((claim, a), (sentence, b))
-    ]
+    sides = []
+    for text, m in ((claim, a), (sentence, b)):
+        first, second = coined_names(text[: m.start()]), coined_names(text[m.end() :])
+        # "PPO is outperformed by DPO": the winner comes after the verb
+        sides.append((second, first) if _BY.match(text, m.end()) else (first, second))
     (before_a, after_a), (before_b, after_b) = sides
     crossed = bool(before_a & after_b) and bool(after_a & before_b)
     return crossed and not (before_a & before_b or after_a & after_b)

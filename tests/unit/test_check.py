@@ -786,6 +786,11 @@ def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_an
             "does without",
         ),
         ("The probe needs labelled examples.", "There is no need for labelled examples.", "does without"),
+        (  # a bound is no absence: "requires no more than 5%" still requires it, and negates nothing
+            "The method requires only 5% of the labelled data used by full supervision.",
+            "The method requires no more than 5% of the labelled data used by full supervision.",
+            "",
+        ),
     ],
 )
 def test_a_need_on_one_side_and_doing_without_it_on_the_other_turns_the_claim_around(claim, sentence, says):
@@ -852,6 +857,15 @@ def test_a_need_denied_in_any_sentence_of_the_abstract_turns_the_claim_around():
         # the same names on the same sides, or a name only one side writes, compare the same way
         ("DPO with silver labels outperforms PPO.", "Training with DPO outperforms traditional PPO.", False),
         ("DPO outperforms PPO on chat.", "DPO outperforms baselines, and PPO lags on chat.", False),
+        (
+            "PPO trained on GSM8K outperforms DPO on MATH.",
+            "On MATH, PPO outperforms DPO trained on GSM8K.",
+            False,
+        ),
+        # in the passive, the winner comes after the verb
+        ("DPO outperforms PPO on math benchmarks.", "On math benchmarks, PPO is outperformed by DPO.", False),
+        ("GRPO is surpassed by PPO on math.", "PPO surpasses GRPO on math.", False),
+        ("GRPO is surpassed by PPO on math.", "GRPO surpasses PPO on math.", True),
     ],
 )
 def test_names_that_change_sides_around_a_verb_of_winning_turn_the_comparison_around(claim, sentence, turned):
@@ -899,6 +913,17 @@ def test_little_of_what_the_paper_says_most_of_is_turned_around():
             "There is little understanding of how pretrained features help downstream applications.",
             "Pretrained features help most downstream applications, we find.",
             False,
+        ),
+        (  # "at most" bounds, it does not say "most of"
+            "The adapter recovers little of the accuracy lost to quantization.",
+            "The adapter recovers at most 10% of the accuracy lost to quantization.",
+            False,
+        ),
+        # what follows "improves"/"lowers" decides: an error is better lower, accuracy at test time is not
+        (
+            "Scaling the verifier improves accuracy at test time on math benchmarks.",
+            "Scaling the verifier lowers accuracy at test time on math benchmarks.",
+            True,
         ),
     ],
 )

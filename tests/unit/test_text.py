@@ -179,6 +179,9 @@ def test_a_name_in_the_possessive_or_with_a_word_hyphened_on_is_the_name_itself(
     assert not has_name("judged by GPT-4", "GPT-5-based")
     assert not has_name("an LSTM baseline", "x-LSTM")  # a word in front is part of the name
     assert not has_name("an LSTM baseline", "xLSTM-style")
+    # a size or variant hyphened on is another model, not a use of this one
+    assert not has_name("We fine-tune BERT-base on GLUE.", "BERT-large")
+    assert not has_name("We evaluate Llama-2 base models.", "Llama-2-chat")
 
 
 def test_a_reply_repeating_one_unit_is_a_loop_but_prose_tables_and_key_lists_are_not():
