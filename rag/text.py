@@ -479,8 +479,13 @@ def has_name(text: str, name: str) -> bool:
 
 
 # Lower-case words hyphened onto the end of a name that say how it is used, not which one it is:
-# "-trained", "-based", "-style" (a size or variant is the name: "BERT-base", "Llama-2-chat").
-_MODIFIED = re.compile(r"(?:-(?:[a-z]{2,}ed|style|like|free|only|aware|specific))+$")
+# "-trained", "-based", "-style", "-level". Counted over the corpora's abstracts and TL;DRs, the other
+# tails are the name's own: a size or variant ("BERT-base", "Llama-2-chat"), or a term
+# ("Q-learning", "NP-hard", "KL-divergence", "L2-norm"), so they stay.
+_MODIFIED = re.compile(
+    r"(?:-(?:[a-z]{2,}ed|driven|like|style|type|aware|specific|friendly|free|only|level|scale|wise"
+    r"|agnostic|centric))+$"
+)
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -182,6 +182,8 @@ def test_a_name_in_the_possessive_or_with_a_word_hyphened_on_is_the_name_itself(
     # a size or variant hyphened on is another model, not a use of this one
     assert not has_name("We fine-tune BERT-base on GLUE.", "BERT-large")
     assert not has_name("We evaluate Llama-2 base models.", "Llama-2-chat")
+    assert has_name("performance of GPT-4 on MMLU", "GPT-4-level")
+    assert not has_name("a Q-function and a Q-network", "Q-learning")  # a term, not a use of "Q"
 
 
 def test_a_reply_repeating_one_unit_is_a_loop_but_prose_tables_and_key_lists_are_not():
