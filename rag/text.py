@@ -472,8 +472,9 @@ def names_written(text: str) -> frozenset[str]:
 
 def has_name(text: str, name: str) -> bool:
     """``text`` writes ``name`` with its case (canonical forms compared; see :func:`names_written`),
-    or the name a word is hyphened onto: "RLHF-trained", "GPT-4-based" and "LoRA-tuned" name
-    RLHF, GPT-4 and LoRA (a word in front is part of the name: "xLSTM" is not "x-LSTM"'s LSTM)."""
+    or the name a word saying how it is used is hyphened onto: "RLHF-trained", "GPT-4-based" and
+    "LoRA-tuned" name RLHF, GPT-4 and LoRA. A word in front stays part of the name ("x-LSTM" is
+    no LSTM), and so does a size, variant or term after it ("BERT-base", "Q-learning")."""
     written = names_written(text)
     return name in written or _MODIFIED.sub("", name) in written - {""}
 
