@@ -848,8 +848,8 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
             if shared >= 2 and shared > own[mine] and not _roles_swapped(claim, mine, sentence, theirs):
                 return f"the paper says {theirs}, the claim {mine}: “{sentence}”"
         # What one side needs and the other does without is named by its words, as an antonym's
-        # anchor is: every sentence is looked at.
-        if flipped := _needed_without(claim, sentence, paper):
+        # anchor is: every sentence is looked at; so is a win the paper calls narrow.
+        if flipped := _needed_without(claim, sentence, paper) or _overstated(claim, sentence):
             return flipped
         if rank >= closest:
             continue
@@ -1166,6 +1166,36 @@ def _winner_swapped(claim: str, sentence: str) -> bool:
     (before_a, after_a), (before_b, after_b) = sides
     crossed = bool(before_a & after_b) and bool(after_a & before_b)
     return crossed and not (before_a & before_b or after_a & after_b)
+
+
+# A win said to be narrow ("barely outperform") and the same win said to be clear.
+_WIN = r"(outperform\w*|surpass\w*|beat\w*|exceed\w*|improv\w*)"
+_NARROW = re.compile(
+    rf"\b(?:barely|hardly|scarcely|marginally|only\s+(?:slightly|marginally))\s+{_WIN}", re.I
+)
+_CLEAR = re.compile(
+    rf"\b(?:clearly|significantly|substantially|strongly|consistently|greatly|dramatically|vastly|markedly"
+    rf"|far)\s+{_WIN}",
+    re.I,
+)
+
+
+def _overstated(claim: str, sentence: str) -> str:
+    """The claim calls a win clear ("clearly beat random guessing") that the paper calls narrow
+    ("barely outperform random guessing"): verbs of one sense, and two of the content words just
+    after them shared, so both speak of the same win. The reverse (a clear win called narrow) is
+    a weaker claim, not a wrong one."""
+    clear, narrow = _CLEAR.search(claim), _NARROW.search(sentence)
+    if not (clear and narrow):
+        return ""
+    mine, theirs = (lexical_terms(m.group(1))[0] for m in (clear, narrow))
+    if not (mine == theirs or any({mine, theirs} <= group for group in _SAME_VERB)):
+        return ""
+    sides = ((claim, clear), (sentence, narrow))
+    after = [set(_sequence(text[m.end() : m.end() + 80])[:3]) for text, m in sides]
+    if len(after[0] & after[1]) < 2:
+        return ""
+    return f"the paper says {narrow.group(0)}, the claim {clear.group(0)}: “{sentence}”"
 
 
 # Words that make no term: function words the index keeps ("against adversarial", "other tasks"),

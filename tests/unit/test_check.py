@@ -931,3 +931,30 @@ def test_antonyms_that_oppose_in_one_form_turn_a_finding_around_only_in_that_for
     from rag.answer.check import contradiction
 
     assert bool(contradiction(claim, [sentence])) is turned
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "turned"),
+    [
+        (
+            "Membership inference attacks clearly beat random guessing on most model sizes.",
+            "We find that MIAs barely outperform random guessing for most settings and sizes.",
+            True,
+        ),
+        # a clear win called narrow is a weaker claim, not a wrong one; a narrow win of another thing
+        (
+            "Membership inference attacks barely beat random guessing on most model sizes.",
+            "We find that MIAs clearly outperform random guessing for most settings and sizes.",
+            False,
+        ),
+        (
+            "The method clearly outperforms random guessing on most model sizes.",
+            "The method barely outperforms the strongest baseline on two benchmarks.",
+            False,
+        ),
+    ],
+)
+def test_a_win_the_paper_calls_narrow_turns_around_a_claim_that_calls_it_clear(claim, sentence, turned):
+    from rag.answer.check import contradiction
+
+    assert bool(contradiction(claim, [sentence])) is turned
