@@ -395,14 +395,14 @@ _NAME_TOKEN = re.compile(r"[^\W_](?:[\w^'’+\-]*[^\W_])?")
 _SCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
 
 
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
 def canonical_name(token: str) -> str:
     """A name as written in any markup: ``$C^3$``, ``C^{3}`` and ``C³`` are all ``C3``; and in
     the possessive, the name: a draft's "GCG's suffix" names the paper's "GCG"."""
     bare = re.sub(r"[\\${}^*`]", "", token.translate(_SCRIPT_DIGITS))
     return _POSSESSIVE.sub("", bare).strip("'’-+")
-
-
-_POSSESSIVE = re.compile(r"['’]s$")
 
 
 def acronym_singular(name: str) -> str:
@@ -470,15 +470,6 @@ def names_written(text: str) -> frozenset[str]:
     return frozenset(found - {""})
 
 
-def has_name(text: str, name: str) -> bool:
-    """``text`` writes ``name`` with its case (canonical forms compared; see :func:`names_written`),
-    or the name a word saying how it is used is hyphened onto: "RLHF-trained", "GPT-4-based" and
-    "LoRA-tuned" name RLHF, GPT-4 and LoRA. A word in front stays part of the name ("x-LSTM" is
-    no LSTM), and so does a size, variant or term after it ("BERT-base", "Q-learning")."""
-    written = names_written(text)
-    return name in written or _MODIFIED.sub("", name) in written - {""}
-
-
 # Lower-case words hyphened onto the end of a name that say how it is used, not which one it is:
 # "-trained", "-based", "-style", "-level". Counted over the corpora's abstracts and TL;DRs, the other
 # tails are the name's own: a size or variant ("BERT-base", "Llama-2-chat"), or a term
@@ -487,6 +478,22 @@ _MODIFIED = re.compile(
     r"(?:-(?:[a-z]{2,}ed|driven|like|style|type|aware|specific|friendly|free|only|level|scale|wise"
     r"|agnostic|centric))+$"
 )
+
+
+def has_name(text: str, name: str) -> bool:
+    """``text`` writes ``name`` with its case (canonical forms compared; see :func:`names_written`),
+    or the name a word saying how it is used is hyphened onto: "RLHF-trained", "GPT-4-based" and
+    "LoRA-tuned" name RLHF, GPT-4 and LoRA. A word in front stays part of the name ("x-LSTM" is
+    no LSTM), and so does a size, variant or term after it ("BERT-base", "Q-learning")."""
+    written = names_written(text)
+    return name in written or _unmodified(name) in written
+
+
+@functools.lru_cache(maxsize=1024)
+def _unmodified(name: str) -> str:
+    """``name`` without the words :data:`_MODIFIED` drops; cached, as :func:`has_name` is asked
+    of every paper judged for the same few names."""
+    return _MODIFIED.sub("", name)
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

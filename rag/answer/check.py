@@ -580,14 +580,16 @@ _OPPOSITES = [
     ("success", "failur"), ("synchron", "asynchron"), ("strengthen", "weaken"), ("benefit", "harm"),
     ("help", "harm"), ("littl", "most"), ("still", "no longer"), ("improv", "lower"),
 ]  # fmt: skip
+# Verbs of winning a comparison, as stems ("A beats B").
+_WON = ("outperform", "surpass", "beat")
 # Verbs that compare what comes before them with what comes after ("A beats B").
-_COMPARING = frozenset("outperform surpass beat exceed match underperform".split()) | {
+_COMPARING = frozenset((*_WON, "exceed", "match", "underperform")) | {
     "fall short", "fall behind", "lag behind",
 }  # fmt: skip
 # A comparison won and a comparison lost, however each is written ("beats" / "lags behind").
 _OPPOSITES += [
     (won, lost)
-    for won in ("outperform", "surpass", "beat", "better", "superior")
+    for won in (*_WON, "better", "superior")
     for lost in ("underperform", "fall short", "fall behind", "lag behind", "wors", "inferior")
     if (won, lost) not in _OPPOSITES
 ]
@@ -597,8 +599,10 @@ _OPPOSITES += [
 _ANCHOR_WINDOW = 4
 _NO_ANCHOR = STOP_WORDS | RESEARCH_FILLER | {"model", "one"}  # compared as stems: see _context
 _LACK_WORD = r"lack(?:s|ing|ed)?"
+# "no more than 5%" bounds a figure: it negates nothing and denies no need.
+_NOT_A_BOUND = r"(?!\s+(?:more|less|fewer)\s+than\b)"
 _NEGATION = re.compile(
-    r"\b(?:not|no(?!\s+(?:more|less|fewer)\s+than\b)|never|cannot|can't|don't|doesn't|didn't|isn't|aren't"
+    rf"\b(?:not|no{_NOT_A_BOUND}|never|cannot|can't|don't|doesn't|didn't|isn't|aren't"
     r"|neither|nor|fails? to|unable to"
     rf"|(?P<lack>{_LACK_WORD}))\b",
     re.I,
@@ -607,7 +611,7 @@ _LACK = re.compile(rf"\b{_LACK_WORD}\b", re.I)
 # Doing without something: "without X", and a need denied ("requires no fine-tuning", "needs no
 # labels", "no need for retraining").
 _NEED_DENIED = (
-    r"\b(?:requir\w*|needs?|needed)\s+no\b(?!\s+(?:more|less|fewer|longer|than)\b)"  # not "no more than 5%"
+    rf"\b(?:requir\w*|needs?|needed)\s+no\b{_NOT_A_BOUND}"
     r"|\bno\s+need\s+(?:for|to|of)\b"
 )
 _WITHOUT = re.compile(rf"\bwithout\b|{_NEED_DENIED}", re.I)
@@ -842,9 +846,9 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     for rank, sentence in enumerate(evidence):
         found = _stems(sentence)
         for mine, theirs, near in pairs:
-            shared = _shared(near, found, theirs)
             if not _opposed(mine, claim, theirs, sentence):
                 continue
+            shared = _shared(near, found, theirs)
             if shared >= 2 and shared > own[mine] and not _roles_swapped(claim, mine, sentence, theirs):
                 return f"the paper says {theirs}, the claim {mine}: “{sentence}”"
         # What one side needs and the other does without is named by its words, as an antonym's
@@ -862,45 +866,50 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     return ""
 
 
-# What is better lower: "lowers the error" improves, so it turns no "improves" around.
-_LOWER_BETTER = frozenset(
-    stem_terms(
-        "error errors loss losses perplexity latency cost costs regret variance memory runtime "
-        "overhead bias risk fid wer toxicity hallucination hallucinations leakage violations",
-        frozenset(),
-    )
-)
+@dataclass(frozen=True)
+class _OneForm:
+    """An antonym pair that opposes only in some forms: ``forms`` (stem → the form each side must
+    write it in) and ``not_of`` (stems of what, written just after either antonym, makes the pair
+    agree instead)."""
+
+    forms: dict[str, re.Pattern[str]]
+    not_of: frozenset[str] = frozenset()
 
 
-# Antonyms that oppose only in one form: "lowers accuracy" turns "improves accuracy" around, a
-# "lower bound" or "lower complexity" does not; "recovers little of the gain" turns "most of the
-# gain" around, "little understanding" of one thing and "most applications" of another do not.
-_FORMS = {
-    frozenset({"improv", "lower"}): {"lower": re.compile(r"\blower(?:s|ed|ing)\b", re.I)},
-    frozenset({"littl", "most"}): {  # "at most 10%" and "the most information" are no "most of"
-        "littl": re.compile(r"\blittle\s+of\b", re.I),
-        "most": re.compile(r"(?<!\bat )(?<!\bthe )\bmost\b", re.I),
-    },
+# "lowers accuracy" turns "improves accuracy" around; a "lower bound" or "lower complexity" does
+# not, nor "lowers the error" (lower is better there). "recovers little of the gain" turns "most of
+# the gain" around; "little understanding" of one thing, "at most 10%" and "the most information"
+# do not.
+_ONE_FORM = {
+    frozenset({"improv", "lower"}): _OneForm(
+        {"lower": re.compile(r"\blower(?:s|ed|ing)\b", re.I)},
+        frozenset(
+            stem_terms(
+                "error errors loss losses perplexity latency cost costs regret variance memory runtime "
+                "overhead bias risk fid wer toxicity hallucination hallucinations leakage violations",
+                frozenset(),
+            )
+        ),
+    ),
+    frozenset({"littl", "most"}): _OneForm(
+        {
+            "littl": re.compile(r"\blittle\s+of\b", re.I),
+            "most": re.compile(r"(?<!\bat )(?<!\bthe )\bmost\b", re.I),
+        }
+    ),
 }
 
 
 def _opposed(mine: str, claim: str, theirs: str, sentence: str) -> bool:
-    """Each side writes its antonym in the form in which it opposes the other (:data:`_FORMS`),
-    and not of what is better lower (:func:`_lower_is_better`)."""
-    forms = _FORMS.get(frozenset({mine, theirs}), {})
-    sides = ((forms.get(mine), claim), (forms.get(theirs), sentence))
-    as_written = all(form.search(text) for form, text in sides if form)
-    return as_written and not _lower_is_better(mine, claim, theirs, sentence)
-
-
-def _lower_is_better(mine: str, claim: str, theirs: str, sentence: str) -> bool:
-    """``improv`` against ``lower``: said of an error, a loss or a cost (the two words after it,
-    on either side), lower is the improvement, and nothing is turned around ("improves accuracy
-    at test time" and "lowers accuracy at test time" still oppose)."""
-    if {mine, theirs} != {"improv", "lower"}:
+    """The claim's ``mine`` and the sentence's ``theirs`` oppose as written (:data:`_ONE_FORM`):
+    each in its form, and neither said of what makes them agree (the two words after it)."""
+    pair = _ONE_FORM.get(frozenset({mine, theirs}))
+    if pair is None:
+        return True
+    sides = ((mine, claim), (theirs, sentence))
+    if not all(form.search(text) for word, text in sides if (form := pair.forms.get(word))):
         return False
-    objects = [_around(text, word) for word, text in ((mine, claim), (theirs, sentence))]
-    return any(found is not None and found[1] & _LOWER_BETTER for found in objects)
+    return not any((found := _around(text, word)) and found[1] & pair.not_of for word, text in sides)
 
 
 def _context(stems: str, word: str) -> set[str]:
@@ -1115,15 +1124,18 @@ _SAME_VERB = [
     frozenset({"prevent", "avoid", "mitig", "elimin", "allevi", "overcom"}),
     frozenset({"improv", "enhanc", "boost"}),
     frozenset({"need", "requir"}),
-    frozenset({"outperform", "surpass", "beat"}),
+    frozenset(_WON),
 ]
+
+
+def _same_sense(a: str, b: str) -> bool:
+    """Two stems say the same: equal, or verbs of one group (:data:`_SAME_VERB`)."""
+    return a == b or any(a in group and b in group for group in _SAME_VERB)
 
 
 def _same_run(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     """Two runs of terms say the same: equal, or equal but for a first verb of one group."""
-    if mine[1:] != theirs[1:]:
-        return False
-    return mine[0] == theirs[0] or any(mine[0] in group and theirs[0] in group for group in _SAME_VERB)
+    return mine[1:] == theirs[1:] and _same_sense(mine[0], theirs[0])
 
 
 def _compared_the_other_way(claim: str, sentence: str) -> bool:
@@ -1147,7 +1159,7 @@ def _compared_the_other_way(claim: str, sentence: str) -> bool:
 
 
 # A comparison won, said with a verb: "A outperforms B", "A surpasses B", "A is superior to B".
-_BEATS = re.compile(r"\b(?:outperform\w*|surpass\w*|beat(?:s|ing)?|superior\s+to)\b", re.I)
+_BEATS = re.compile(rf"\b(?:(?:{'|'.join(_WON)})\w*|superior\s+to)\b", re.I)
 _BY = re.compile(r"\s+by\b", re.I)
 
 
@@ -1169,7 +1181,7 @@ def _winner_swapped(claim: str, sentence: str) -> bool:
 
 
 # A win said to be narrow ("barely outperform") and the same win said to be clear.
-_WIN = r"(outperform\w*|surpass\w*|beat\w*|exceed\w*|improv\w*)"
+_WIN = rf"((?:{'|'.join((*_WON, 'exceed', 'improv'))})\w*)"
 _NARROW = re.compile(
     rf"\b(?:barely|hardly|scarcely|marginally|only\s+(?:slightly|marginally))\s+{_WIN}", re.I
 )
@@ -1188,8 +1200,7 @@ def _overstated(claim: str, sentence: str) -> str:
     clear, narrow = _CLEAR.search(claim), _NARROW.search(sentence)
     if not (clear and narrow):
         return ""
-    mine, theirs = (lexical_terms(m.group(1))[0] for m in (clear, narrow))
-    if not (mine == theirs or any({mine, theirs} <= group for group in _SAME_VERB)):
+    if not _same_sense(*(lexical_terms(m.group(1))[0] for m in (clear, narrow))):
         return ""
     sides = ((claim, clear), (sentence, narrow))
     after = [set(_sequence(text[m.end() : m.end() + 80])[:3]) for text, m in sides]
