@@ -34,6 +34,7 @@ from rag.text import (
     acronym_singular,
     coined_names,
     has_name,
+    is_coined,
     lexical_sequence,
     lexical_terms,
     lexical_words,
@@ -689,7 +690,9 @@ def judge(
     names = [n for n in coined_names(claim) if not n.isdigit()]
     missing += sorted(n for n in names if not _names(read.text, n))
     missing += _unsaid(claim, names, paper, read.terms)
-    missing += [w for w in proper_names(claim) if not _writes(read, paper, w)]
+    proper = proper_names(claim)
+    missing += [w for w in proper if not _writes(read, paper, w)]
+    missing += [joined for joined in _joined_names(claim, proper) if not _writes_joined(read, joined)]
     order = sorted(range(len(read.sentences)), key=lambda i: -coverage(terms, read.words[i], weights))
     ranked = [read.sentences[i] for i in order]
     turned = contradiction(claim, ranked) or (swapped_term(claim, read, phrases) if phrases else "")
@@ -705,6 +708,37 @@ def _writes(read: _Read, paper: Paper, name: str) -> bool:
     return stem_written(stem, read.terms | set(lexical_terms(" ".join(paper.authors))))
 
 
+# A capitalised word right before a coined name ("Soft MoE", "Bayesian GNNs", "Deep Q-Network"):
+# the two name one method, not any MoE, so a paper about another MoE does not support it.
+_BEFORE_NAME = re.compile(r"\b([A-Z][a-z]{2,})\s+([^\W_](?:[\w^'’+\-]*[^\W_])?)")
+# How far before the name the paper may write the word: "Bayesian graph neural networks (GNNs)".
+_JOINED_WITHIN = 4
+
+
+def _joined_names(claim: str, proper: list[str]) -> list[str]:
+    """The claim's capitalised words (``proper``, from :func:`proper_names`) written right before
+    a coined name, each with that name ("Soft MoE")."""
+    return [
+        f"{word} {name}" for word, name in _BEFORE_NAME.findall(claim) if word in proper and is_coined(name)
+    ]
+
+
+def _writes_joined(read: _Read, joined: str) -> bool:
+    """The paper writes the word of ``joined`` at most :data:`_JOINED_WITHIN` terms before its
+    name: "soft MoE", or "Bayesian graph neural networks (GNNs)" for "Bayesian GNNs". A paper on
+    SMEAR that "softly merges experts" after naming MoE does not write Soft MoE. A name the paper
+    writes only inside a longer one ("Tendency RL" for its "TRL") leaves nothing to place."""
+    word, name = (_sequence(part) for part in joined.split(" ", 1))
+    if not word or not name:
+        return True
+    terms = read.sequence
+    if name[0] not in terms:
+        return True
+    return any(
+        word[0] in terms[max(0, i - _JOINED_WITHIN) : i] for i, term in enumerate(terms) if term == name[0]
+    )
+
+
 @dataclass(frozen=True)
 class _Read:
     """What judging reads of one paper, computed once per paper and draft: a long .tex cites few
@@ -716,6 +750,7 @@ class _Read:
     sentences: tuple[str, ...]  # the abstract's sentences
     words: tuple[frozenset[str], ...]  # each sentence's lexical terms
     pairs: frozenset[tuple[str, str]]  # adjacent lexical terms within the title, the label or a sentence
+    sequence: tuple[str, ...]  # the lexical terms of title, label and abstract in order
 
 
 @functools.lru_cache(maxsize=1024)
@@ -730,6 +765,7 @@ def _read(paper: Paper) -> _Read:
         sentences,
         tuple(frozenset(_sequence(s)) for s in sentences),
         frozenset(p for part in (paper.title, paper.label, *sentences) for p in pairwise(_sequence(part))),
+        _sequence(text),
     )
 
 
@@ -850,7 +886,8 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
                 continue
             shared = _shared(near, found, theirs)
             if shared >= 2 and shared > own[mine] and not _roles_swapped(claim, mine, sentence, theirs):
-                return f"the paper says {theirs}, the claim {mine}: “{sentence}”"
+                said_as = f"the paper says {_word_of(sentence, theirs)}, the claim {_word_of(claim, mine)}"
+                return f"{said_as}: “{sentence}”"
         # What one side needs and the other does without is named by its words, as an antonym's
         # anchor is: every sentence is looked at; so is a win the paper calls narrow.
         if flipped := _needed_without(claim, sentence, paper) or _overstated(claim, sentence):
@@ -910,6 +947,16 @@ def _opposed(mine: str, claim: str, theirs: str, sentence: str) -> bool:
     if not all(form.search(text) for word, text in sides if (form := pair.forms.get(word))):
         return False
     return not any((found := _around(text, word)) and found[1] & pair.not_of for word, text in sides)
+
+
+def _word_of(text: str, stem: str) -> str:
+    """The word of ``text`` written from ``stem`` ("increased" for "increas"): a reason names words
+    as the reader wrote them, not as the stemmer cut them."""
+    words = r"\s+".join(re.escape(part) for part in stem.split())  # "fall short" too
+    for found in re.finditer(rf"\b{words}\w*", text, re.IGNORECASE):
+        if " " in stem or stem_terms(found.group(0), frozenset()) == [stem]:  # not "moreover"
+            return found.group(0)
+    return stem
 
 
 def _context(stems: str, word: str) -> set[str]:

@@ -255,12 +255,12 @@ def test_a_comparison_far_from_the_claim_turns_nothing_around():
         (
             "Foundation models do better with the image than with the text.",
             "Claude-3 Opus performs 28.66 points worse when provided with images instead of text.",
-            "wors",
+            "worse",
         ),
         (
             "Larger models rating explanations lowered the agreement among annotators.",
             "Larger models gave labels that maintained or increased the inter-annotator agreement.",
-            "increas",
+            "increased",
         ),
         ("Models trained on this data need more compute.", "Their abilities are far less predictable.", ""),
         ("The new loss helps calibration.", "Dropout hurts the throughput of training.", ""),
@@ -285,7 +285,7 @@ def test_a_comparison_far_from_the_claim_turns_nothing_around():
             "The byte-level model falls behind subword transformers at language modeling.",
             "The byte-level model is competitive with, and even outperforms, subword transformers at "
             "language modeling.",
-            "outperform",
+            "outperforms",
         ),
         (  # the same sentence writes the claim's word of something else ("better than random")
             "Tree ensembles learn tabular tasks with better sample efficiency than gradient boosting.",
@@ -831,6 +831,38 @@ def test_a_name_the_paper_writes_in_another_form_or_a_sentence_start_or_an_autho
     markov = paper("M1", "We prove that a large transformer mixes Markov chains faster; the bound is tight.")
     judged = judge(claim, markov, TermWeights(weights={}, rare=frozenset()), AnswerSettings())
     assert not [m for m in judged.missing if m[0].isupper()]
+
+
+@pytest.mark.parametrize(
+    ("claim", "abstract", "missing"),
+    [
+        (  # a capitalised word before a coined name makes one name: another MoE is not Soft MoE
+            "Lory carries the expert-merging design of Soft MoE over to language model pre-training.",
+            "A fully-differentiable MoE architecture, SMEAR, softly merges experts. We scale such "
+            "architectures to language model pre-training.",
+            ["Soft MoE"],
+        ),
+        (  # the paper writes the word a few terms before the name, or the two together
+            "The method places Bayesian GNNs on molecular property prediction.",
+            "We place Bayesian graph neural networks (GNNs) on molecular property prediction.",
+            [],
+        ),
+        (
+            "Lory carries the expert-merging design of Soft MoE over to language model pre-training.",
+            "We carry the expert-merging design of soft MoE over to language model pre-training.",
+            [],
+        ),
+        (  # the name only inside a longer acronym: nothing to place the word before
+            "The method trains a Tendency RL agent with a shaped reward on robot tasks.",
+            "We train a tendency reinforcement learning (TRL) agent with a shaped reward on robot tasks.",
+            [],
+        ),
+    ],
+)
+def test_a_capitalised_word_before_a_coined_name_must_precede_that_name_in_the_paper(claim, abstract, missing):
+    judged = judge(claim, paper("J1", abstract), TermWeights(weights={}, rare=frozenset()), AnswerSettings())
+    assert [m for m in judged.missing if " " in m] == missing
+    assert (judged.verdict != SUPPORTED) is bool(missing)
 
 
 def test_a_need_denied_in_any_sentence_of_the_abstract_turns_the_claim_around():
