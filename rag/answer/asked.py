@@ -23,12 +23,15 @@ from rag.text import (
     AUXILIARIES,
     STOP_WORDS,
     YES_NO,
+    acronym_singular,
     canonical_name,
     coined_names,
     has_bound,
     lexical_terms,
     numbers_in,
     plain_text,
+    proper_names,
+    split_sentences,
     stem_terms,
     without_keys,
 )
@@ -47,14 +50,26 @@ _NUMBER_ASKED = re.compile(
     r"percentage|ratio|cost|size)\b",
     re.I,
 )
-# "Which models ...", "What is X called?", "What protocol does X exploit?" (a noun, then a verb:
-# "What causes X?" and "What kind of model is X?" ask for a description instead).
+# "Which models ...", "On which dataset ...", "What is X called?", "What protocol does X exploit?"
+# (a noun, then a verb: "What causes X?" and "What kind of model is X?" ask for a description).
+_PREPOSITION = r"(?:(?:on|in|for|from|with|by|at|over|across|to|under)\s+)?"
 _ENTITY_ASKED = re.compile(
-    r"^\s*(?:which|who|whom|whose|name)\b|\bwhat\s+(?:is|are|was|were)\s+.{1,80}\s+(?:called|named)\b"
+    rf"^\s*{_PREPOSITION}(?:which|who|whom|whose|name)\b"
+    r"|\bwhat\s+(?:is|are|was|were)\s+.{1,80}\s+(?:called|named)\b"
     r"|^\s*what\s+(?!kind|type|sort|does|do|did|is|are|was|were)(?:[\w'’\-]+\s+){1,3}"
     r"(?:does|do|did|is|are|was|were|can|could|has|have)\b",
     re.I,
 )
+# "Which base model ...", "On which datasets ...", "What benchmark ...": a model, dataset or
+# benchmark is answered by its name (Llama-8B, ImageNet, MMLU); "tabular, text and image
+# datasets" or "the base model" names none. Not "which papers", nor "what kind of model".
+_NAME_ASKED = re.compile(
+    rf"^\s*{_PREPOSITION}(?:which|what)\s+(?!papers?\b|works?\b|kind\b|type\b|sort\b|class\b)"
+    r"(?:[\w'’\-]+\s+){0,3}?(?:models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?)\b"
+    r"(?!\s+(?:of|for|to)\b)",
+    re.I,
+)
+_WHICH_PAPERS = re.compile(rf"\s*{_PREPOSITION}(?:which|what)\s+papers?\b", re.I)
 # Words a reply uses to restate a question without adding to it.
 _RESTATING = STOP_WORDS | frozenset(
     "propose proposes proposed introduce introduces introduced present presents presented use uses used"
@@ -64,7 +79,8 @@ _RESTATING = STOP_WORDS | frozenset(
 
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks for: ``expansion`` (of ``acronym``), ``number``, ``entity`` or ``open``;
+    """What a question asks for: ``expansion`` (of ``acronym``), ``number``, ``name`` (a model,
+    dataset or benchmark: an entity only a name gives), ``entity`` or ``open``;
     for "how many <things>", ``counted`` is the things' stem ("How many human participants ..." →
     "particip")."""
 
@@ -101,7 +117,9 @@ def asked_for(question: str) -> Asked:
         return Asked("expansion", canonical_name(match.group("acronym") or match.group("acronym2")))
     if _NUMBER_ASKED.search(text):
         return Asked("number", counted=_counted(text))
-    if _ENTITY_ASKED.search(text) and not re.match(r"\s*(?:which|what)\s+papers?\b", text, re.I):
+    if _NAME_ASKED.search(text):
+        return Asked("name")
+    if _ENTITY_ASKED.search(text) and not _WHICH_PAPERS.match(text):
         return Asked("entity")
     if YES_NO.match(text) and has_bound(text):  # "Compared against more than five baselines?": "six"
         return Asked("number")
@@ -223,10 +241,37 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
         return _new_figures(body, question)
     if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
         return True  # "A or B?" is answered by picking one; "No, X does not need retraining"
+    if asked.kind == "name":
+        return bool(new_names(body, question))
     # Any other question is answered only by something it does not say itself: "AdaSCALE adjusts
     # dynamically based on a sample's estimated OODness" answers neither "What does AdaSCALE
     # adjust dynamically ...?" nor "How does AdaSCALE ...?".
     return _adds(body, question)
+
+
+# Acronyms of the field, not of one model or dataset: "AI alignment" names no base model.
+_FIELD_ACRONYMS = frozenset(
+    "AI ML DL RL RLHF SFT ICL CoT NLP CV LM LLM MLLM VLM NN DNN CNN RNN GNN GAN VAE SSL QA OOD SGD".split()
+)
+
+
+def new_names(text: str, question: str) -> list[str]:
+    """The names ``text`` gives that ``question`` does not: coined ones (Llama-8B, MMLU) and
+    capitalised words inside a sentence (Gemma, Pythia, ImageNet), in any case the question
+    writes them; not an acronym of the field (AI, LLMs), nor one that holds or is held in an
+    acronym the question writes ("MLLMs" for its "LLMs"), nor one the text spells out in the
+    question's words ("conformal prediction (CP)")."""
+    asked = question.lower()
+    given = {n.lower() for n in coined_names(question)}
+    found = [*coined_names(text), *(w for s in split_sentences(text) for w in proper_names(s))]
+    return [
+        n
+        for n in dict.fromkeys(found)
+        if n.lower() not in asked
+        and acronym_singular(n) not in _FIELD_ACRONYMS
+        and not any(g in n.lower() or n.lower() in g for g in given)
+        and not ((spelled := expansion_in(text, n)) and " ".join(spelled.lower().split()) in asked)
+    ]
 
 
 # "... strictly worse generalization: Byzantine failures or data poisoning?"

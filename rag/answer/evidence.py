@@ -74,8 +74,9 @@ class PaperEvidence:
     support: float = 0.0  # best sentence coverage: how fully this paper answers the question
     missing: tuple[str, ...] = ()  # rare terms or numbers of the question the paper lacks
     # Some sentence names what the question asks for (a figure, a name). It ranks sentences and
-    # judges a model's draft; it is not a reason to decline: a paper may give the figure in words
-    # or the expansion in a form no pattern reads, and quoting it is still better than refusing.
+    # judges a model's draft; it is not a reason to decline (a paper may give the figure in words
+    # or the expansion in a form no pattern reads, and quoting it is still better than refusing),
+    # except for a model, dataset or benchmark asked for: no sentence naming one cannot answer.
     typed: bool = True
     constraint: float = 1.0  # for "which paper ...": how much of what it asks one sentence says
     # This paper's evidence answers the question (see :func:`answers_question`): set by
@@ -179,8 +180,15 @@ def gather(
             )
         # "How many participants ...?" is not answered by a paper that counts only other things.
         counts = any(counts_what_is_asked(s.text, asked) for s in ranked)
+        # "Which dataset ...?" is answered only by a name; a figure or an expansion may be written
+        # in a form no pattern reads, but a model's or a dataset's name is a name (asked.new_names).
+        named = typed or asked.kind != "name"
         answers = (
-            support >= tuning.answer_coverage and not missing and met >= tuning.constraint_coverage and counts
+            support >= tuning.answer_coverage
+            and not missing
+            and met >= tuning.constraint_coverage
+            and counts
+            and named
         )
         out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met, answers))
     return out

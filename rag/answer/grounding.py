@@ -32,6 +32,9 @@ from rag.text import (
     names_written,
     numbers_in,
     plain_text,
+    proper_names,
+    split_sentences,
+    stem_terms,
     stem_written,
     stems_of,
     supports,
@@ -110,13 +113,21 @@ _QUESTION_WORD = re.compile(r"[^\W_][\w\-]*")
 # Verbs a question uses for how a result is reported, which a paper writes in its own words ("Does
 # it reach an AUC above 90?" / "finds backdoors (AUC 94.3)"): repeating one asserts nothing new.
 # With them, the auxiliaries and modals that make the question and its answer ("Does it have to
-# ...", "it may").
+# ...", "it may"), and the verbs that ask for an effect ("How does X affect Y?").
 _UNASSERTED = AUXILIARIES | frozenset(
     "reach achieve attain obtain get score beat outperform surpass exceed improve boost increase raise"
     " reduce lower cut decrease need require use work help perform handle scale run report evaluate"
-    " compare test find show give yield make keep stay remain hold may might must shall should".split()
+    " compare test find show give yield make keep stay remain hold may might must shall should"
+    " affect impact influence change alter".split()
 )
 _IN_ORDER_TO = re.compile(r"\bin order to\b", re.I)
+# "How does adding dropout affect the risk gap?" puts a claim to the papers as a yes/no question
+# does: that dropout was added. A paper that never writes it says nothing of its effect.
+_EFFECT = re.compile(
+    r"^\s*how\s+(?:does|do|did|would|will|can|could|might)\b.{0,160}?"
+    r"\b(?:affect|affects|impact|impacts|influence|influences|change|changes|alter|alters)\b",
+    re.I,
+)
 
 
 def unmet_claim(question: str, answer: str, papers: list[Paper]) -> str | None:
@@ -128,8 +139,10 @@ def unmet_claim(question: str, answer: str, papers: list[Paper]) -> str | None:
     that never writes "pruning" says neither yes nor no to it. Two such words at least: one is
     often the answer's paraphrase ("Does it have to retrain the protected model?" / "No, it does
     not have to retrain the protected model", the paper writing "the owner's model"). Only yes/no
-    questions: a wh-question's words are what the asker presupposes, and an answer repeats them."""
-    if not papers or not YES_NO.match(plain_text(question)):
+    questions and those asking for an effect ("How does adding dropout affect ...?", which
+    presupposes the dropout): other wh-questions' words are what the asker presupposes, and an
+    answer repeats them."""
+    if not papers or not (YES_NO.match(plain_text(question)) or _EFFECT.match(plain_text(question))):
         return None
     exempt = stems_of(RESEARCH_FILLER | _UNASSERTED)
     written = set(lexical_terms(_text_of(papers)))
@@ -143,16 +156,25 @@ def unmet_claim(question: str, answer: str, papers: list[Paper]) -> str | None:
 
 
 def invented_names(answer: str, papers: list[Paper]) -> str | None:
-    """Why ``answer`` names methods, models or benchmarks no retrieved paper writes, or None.
+    """Why ``answer`` names methods, models or benchmarks no retrieved paper writes, or None:
+    coined names (GPT-5, MMLU), and capitalised words inside a sentence (Python, Yahoo) that no
+    paper writes in any form or as an author ("Transformers" for "transformer" is written).
 
     The question's names are not exempt (unlike its figures): a paper that does not write the
-    benchmark the question asks about cannot ground an answer about that benchmark.
+    benchmark the question asks about cannot ground an answer about that benchmark ("on the
+    Yahoo! news dataset?" answered with a bound from a paper that never names Yahoo).
     """
     written: set[str] = set()
     for paper in papers:
         written |= {acronym_singular(n) for n in names_written(f"{paper.title} {paper.abstract}")}
-    named = coined_names(without_keys(answer))
-    invented = {n for n in named if len(n) > 2 and acronym_singular(n) not in written}
+    body = plain_text(without_keys(answer))
+    invented = {n for n in coined_names(body) if len(n) > 2 and acronym_singular(n) not in written}
+    terms = set(lexical_terms(" ".join(f"{p.title} {p.abstract} {' '.join(p.authors)}" for p in papers)))
+    for sentence in split_sentences(body):
+        for word in proper_names(sentence):
+            stem = next(iter(stem_terms(word, frozenset())), word.lower())
+            if not stem_written(stem, terms):
+                invented.add(word)
     return f"names found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 

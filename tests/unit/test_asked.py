@@ -72,3 +72,26 @@ def test_how_many_counts_the_things_it_names_and_only_a_sentence_counting_them_a
     assert counts_what_is_asked("We train on one billion residual stream activations.", stream)
     assert asked_for("How many times faster is it?").counted == ""  # a factor, not things
     assert counts_what_is_asked("Any sentence.", asked_for("How much does it improve?"))
+
+
+def test_a_model_dataset_or_benchmark_asked_for_is_a_name_even_after_a_preposition():
+    assert asked_for("On which dataset was FooNet evaluated?").kind == "name"
+    assert asked_for("Which base language model did the games train?").kind == "name"
+    assert asked_for("What benchmarks does BarBench extend?").kind == "name"
+    assert asked_for("In which venue did FooNet appear?").kind == "entity"  # not a model or dataset
+    assert asked_for("Which model of computation does FooNet describe?").kind == "entity"
+    assert asked_for("What kind of model is FooNet?").kind == "open"
+    assert asked_for("Which papers train diffusion models?").kind == "open"  # the paper is the answer
+
+
+def test_a_name_asked_for_is_answered_only_by_a_name_the_question_lacks():
+    question = "Which base language model was trained in the FooGames?"
+    assert not names_answer("The base language model was trained in the FooGames [k1].", question)
+    assert not names_answer("Most AI alignment work trains an LLM with SFT [k1].", question)  # the field's
+    assert not names_answer("The base model of the FooGames was an MLLM [k1].", "Which MLLMs ran the FooGames?")
+    assert names_answer("The FooGames trained Qwen2.5-7B [k1].", question)
+    assert names_answer("The FooGames trained the base model of Gemma [k1].", question)  # capitalised
+    spelled = "Which LLM judges fairness in conformal prediction?"
+    assert not names_answer("Conformal prediction (CP) is distribution-free [k1].", spelled)
+    choice = "Which model is larger: FooNet or BarNet?"
+    assert names_answer("BarNet is [k1].", choice)  # picking one answers a choice

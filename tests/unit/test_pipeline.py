@@ -393,3 +393,64 @@ def test_a_draft_saying_yes_to_a_claim_in_words_its_paper_never_writes_is_withhe
         answer = chain.ask(question)
         assert answer.withheld == withheld, question
         assert answer.abstained if withheld else answer.mode == "generated", question
+
+
+def test_a_draft_asserting_the_effect_of_what_its_paper_never_writes_is_withheld():
+    # "How does X affect Y?" presupposes X, as a yes/no question puts a claim: a paper that never
+    # writes X says nothing of its effect, and repeating the question asserts it.
+    mark = paper(
+        "a1", "AudioMark watermarks synthetic audio. Its watermark survives compression at every bit rate."
+    )
+    asked = {
+        "How does adding dropout regularisation affect how AudioMark survives compression?": (
+            "Adding dropout regularisation does not affect how AudioMark survives compression at every "
+            "bit rate [a1].",
+            "the cited papers never write dropout, regularisation",
+        ),
+        "How does the bit rate affect how AudioMark survives compression?": (
+            "AudioMark's watermark survives compression at every bit rate [a1].",
+            None,
+        ),
+    }
+    for question, (reply, withheld) in asked.items():
+        model = ScriptedChatModel(replies=[reply, "no"], prompts=[])
+        chain = AnswerChain(
+            Settings(llm="openai"), FakeRetriever([mark, *PAPERS]), LLMHandle("openai", model, "s")
+        )
+        answer = chain.ask(question)
+        assert answer.withheld == withheld, question
+        assert answer.abstained if withheld else answer.mode == "generated", question
+
+
+def test_a_draft_naming_with_a_capital_what_no_retrieved_paper_writes_is_withheld():
+    scanner = paper(
+        "s1",
+        "We propose SecScan, a process reward model that finds vulnerabilities in C code.",
+    )
+    for reply, withheld in {
+        "SecScan finds vulnerabilities in Python code and in Rust code [s1].": "names found in no retrieved "
+        "paper: Python, Rust",
+        "SecScan finds vulnerabilities in C code with its Reward model [s1].": None,  # "reward", written
+    }.items():
+        model = ScriptedChatModel(replies=[reply, "no"], prompts=[])
+        chain = AnswerChain(
+            Settings(llm="openai"), FakeRetriever([scanner, *PAPERS]), LLMHandle("openai", model, "s")
+        )
+        answer = chain.ask("What code does SecScan find vulnerabilities in?")
+        assert answer.withheld == withheld, reply
+
+
+def test_a_dataset_asked_for_is_not_answered_by_evidence_that_names_none():
+    grid = paper(
+        "g1", "We trace the miscoverage-regret Pareto frontier of robust policies on real energy data."
+    )
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever([grid, *PAPERS]), LLMHandle("none", None, "none"))
+    answer = chain.ask("On which energy dataset was the miscoverage-regret Pareto frontier traced?")
+    assert answer.abstained
+    named = paper(
+        "g2", "We trace the miscoverage-regret Pareto frontier of robust policies on the PJM energy data."
+    )
+    answer = AnswerChain(
+        Settings(llm="none"), FakeRetriever([named, *PAPERS]), LLMHandle("none", None, "none")
+    ).ask("On which energy dataset was the miscoverage-regret Pareto frontier traced?")
+    assert not answer.abstained and "PJM" in answer.text
