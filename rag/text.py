@@ -380,6 +380,12 @@ def stem_written(term: str, written: set[str]) -> bool:
     return term in written or any(w.startswith(term) or term.startswith(w) for w in written if len(w) >= 4)
 
 
+def word_written(word: str, written: set[str]) -> bool:
+    """``word`` (a capitalised word: "Transformers", "Markov") is among ``written`` stems in some
+    form ("transformer", "Markovian"): :func:`stem_written` of its stem."""
+    return stem_written(next(iter(stem_terms(word, frozenset())), word.lower()), written)
+
+
 def lexical_terms(text: str) -> list[str]:
     """:func:`lexical_sequence` with repeats dropped (order of first use kept)."""
     return list(dict.fromkeys(lexical_sequence(text)))

@@ -62,9 +62,9 @@ _ENTITY_ASKED = re.compile(
 )
 # "Which base model ...", "On which datasets ...", "What benchmark ...": a model, dataset or
 # benchmark is answered by its name (Llama-8B, ImageNet, MMLU); "tabular, text and image
-# datasets" or "the base model" names none. Not "which papers", nor "what kind of model".
+# datasets" or "the base model" names none. Not "which papers", nor "what kind(s) of model".
 _NAME_ASKED = re.compile(
-    rf"^\s*{_PREPOSITION}(?:which|what)\s+(?!papers?\b|works?\b|kind\b|type\b|sort\b|class\b)"
+    rf"^\s*{_PREPOSITION}(?:which|what)\s+(?!papers?\b|works?\b|kinds?\b|types?\b|sorts?\b|class(?:es)?\b)"
     r"(?:[\w'’\-]+\s+){0,3}?(?:models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?)\b"
     r"(?!\s+(?:of|for|to)\b)",
     re.I,

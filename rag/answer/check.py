@@ -48,6 +48,7 @@ from rag.text import (
     stem_terms,
     stem_written,
     stems_of,
+    word_written,
 )
 
 if TYPE_CHECKING:
@@ -704,8 +705,7 @@ def judge(
 def _writes(read: _Read, paper: Paper, name: str) -> bool:
     """The paper writes ``name`` (a capitalised word of the claim) in some form: "Transformers"
     for its "transformer", "Markovian" for its "Markov", or as an author ("Wang et al. show")."""
-    stem = next(iter(stem_terms(name, frozenset())), name.lower())
-    return stem_written(stem, read.terms | set(lexical_terms(" ".join(paper.authors))))
+    return word_written(name, read.terms | set(lexical_terms(" ".join(paper.authors))))
 
 
 # A capitalised word right before a coined name ("Soft MoE", "Bayesian GNNs", "Deep Q-Network"):

@@ -34,12 +34,12 @@ from rag.text import (
     plain_text,
     proper_names,
     split_sentences,
-    stem_terms,
     stem_written,
     stems_of,
     supports,
     unwritten_variants,
     without_keys,
+    word_written,
 )
 
 
@@ -171,10 +171,7 @@ def invented_names(answer: str, papers: list[Paper]) -> str | None:
     invented = {n for n in coined_names(body) if len(n) > 2 and acronym_singular(n) not in written}
     terms = set(lexical_terms(" ".join(f"{p.title} {p.abstract} {' '.join(p.authors)}" for p in papers)))
     for sentence in split_sentences(body):
-        for word in proper_names(sentence):
-            stem = next(iter(stem_terms(word, frozenset())), word.lower())
-            if not stem_written(stem, terms):
-                invented.add(word)
+        invented.update(word for word in proper_names(sentence) if not word_written(word, terms))
     return f"names found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 

@@ -81,6 +81,7 @@ def test_a_model_dataset_or_benchmark_asked_for_is_a_name_even_after_a_prepositi
     assert asked_for("In which venue did FooNet appear?").kind == "entity"  # not a model or dataset
     assert asked_for("Which model of computation does FooNet describe?").kind == "entity"
     assert asked_for("What kind of model is FooNet?").kind == "open"
+    assert asked_for("Which types of benchmarks did FooNet report?").kind == "entity"  # kinds, not names
     assert asked_for("Which papers train diffusion models?").kind == "open"  # the paper is the answer
 
 
@@ -88,7 +89,8 @@ def test_a_name_asked_for_is_answered_only_by_a_name_the_question_lacks():
     question = "Which base language model was trained in the FooGames?"
     assert not names_answer("The base language model was trained in the FooGames [k1].", question)
     assert not names_answer("Most AI alignment work trains an LLM with SFT [k1].", question)  # the field's
-    assert not names_answer("The base model of the FooGames was an MLLM [k1].", "Which MLLMs ran the FooGames?")
+    mllms = "Which MLLMs ran the FooGames?"
+    assert not names_answer("The base model of the FooGames was an MLLM [k1].", mllms)
     assert names_answer("The FooGames trained Qwen2.5-7B [k1].", question)
     assert names_answer("The FooGames trained the base model of Gemma [k1].", question)  # capitalised
     spelled = "Which LLM judges fairness in conformal prediction?"

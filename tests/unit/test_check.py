@@ -859,7 +859,7 @@ def test_a_name_the_paper_writes_in_another_form_or_a_sentence_start_or_an_autho
         ),
     ],
 )
-def test_a_capitalised_word_before_a_coined_name_must_precede_that_name_in_the_paper(claim, abstract, missing):
+def test_a_capitalised_word_before_a_coined_name_must_come_before_it_in_the_paper(claim, abstract, missing):
     judged = judge(claim, paper("J1", abstract), TermWeights(weights={}, rare=frozenset()), AnswerSettings())
     assert [m for m in judged.missing if " " in m] == missing
     assert (judged.verdict != SUPPORTED) is bool(missing)
