@@ -138,7 +138,8 @@ _FRAC = re.compile(r"\\(?:[dt]?frac|nicefrac)" + _ARGUMENT + _ARGUMENT)
 _FONT = re.compile(
     r"\\(?:boldsymbol|mathbf|mathrm|mathit|mathsf|mathtt|bm|text|textrm|textbf|textit|texttt|textsc"
     r"|textsf|textup|textnormal|emph|operatorname|mathcal|mathscr|mathfrak|mathnormal)(?![A-Za-z])"
-    + _ARGUMENT + r"|\\(?:cal|bf|rm|it|sf|tt)(?![A-Za-z])\s*"
+    + _ARGUMENT
+    + r"|\\(?:cal|bf|rm|it|sf|tt)(?![A-Za-z])\s*"
 )
 _BLACKBOARD = re.compile(r"\\mathbb\s*\{?([A-Za-z])\}?")
 _ACCENT = re.compile(
@@ -397,7 +398,8 @@ def lexical_terms(text: str) -> list[str]:
 # (DB-KSVD, C^3, S²IP, GPT-5) and all capitals (SOPE). Such names match as names: whole, with
 # their case, never through the English word their letters happen to spell.
 
-_NAME_TOKEN = re.compile(r"[^\W_](?:[\w^'’+\-]*[^\W_])?")
+NAME_PATTERN = r"[^\W_](?:[\w^'’+\-]*[^\W_])?"  # one token as a name is written: DB-KSVD, C^3, GPT-4o
+_NAME_TOKEN = re.compile(NAME_PATTERN)
 _SCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
 
 
@@ -440,13 +442,20 @@ def coined_names(text: str) -> set[str]:
 
 # A capitalised word inside a sentence: a model, method, dataset or person's name ("Mistral",
 # "Monte Carlo", "Gaussian"), though not shaped like a coined one.
-# Not after what starts a sentence or a clause of its own (". ", "; ", "— ", an opening quote or
-# bracket), nor an author: "Wang et al.", "Lei and Ying", "Smith (2024)".
+# Not after what starts a sentence or a clause of its own (". ", "; ", "— ", "i.e., ", an opening
+# quote or bracket), nor an author: "Wang et al.", "Lei and Ying", "Smith (2024)".
 _PROPER = re.compile(
-    r"(?<![.:;!?—–]\s)(?<![(\[\"“‘'])\b[A-Z][a-z]{2,}\b"
+    r"(?<![.:;!?—–]\s)(?<!e\.g\.,\s)(?<!i\.e\.,\s)(?<![(\[\"“‘'])\b[A-Z][a-z]{2,}\b"
     r"(?!\s+(?:et\s+al|and\s+colleagues|and\s+[A-Z][a-z]+)|\s*\((?:19|20)\d\d|'s\b|’s\b)"
 )
 _AUTHOR_BEFORE = re.compile(r"\b[A-Z][a-z]+\s+(?:and|&)\s+$")
+# Capitalised words that name a part of a document or a date, never a model, method or dataset.
+STRUCTURE_WORDS = frozenset(
+    "table tables figure figures fig appendix section sections equation equations eq experiment"
+    " experiments abstract summary introduction conclusion conclusions chapter page step steps"
+    " january february march april may june july august september october november december"
+    " monday tuesday wednesday thursday friday saturday sunday".split()
+)
 _LONG_WORD = re.compile(r"\b[A-Za-z]{4,}\b")
 
 
@@ -459,7 +468,44 @@ def proper_names(text: str) -> list[str]:
         return []
     body = text.lstrip(" \t\"“‘'([*_-•")
     found = (m for m in _PROPER.finditer(body) if m.start() > 0)
-    return list(dict.fromkeys(m.group(0) for m in found if not _AUTHOR_BEFORE.search(body[: m.start()])))
+    # The author test looks only just before the word: over the whole text before it, a long
+    # draft took quadratic time (an 848 KB one, 106 s).
+    return list(
+        dict.fromkeys(
+            m.group(0)
+            for m in found
+            if m.group(0).lower() not in STRUCTURE_WORDS
+            and not _AUTHOR_BEFORE.search(body, max(0, m.start() - 80), m.start())
+        )
+    )
+
+
+_LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+", re.MULTILINE)
+_CLAUSE_START = re.compile(r"(?:^|[.:;!?—–(\[\"“‘']|e\.g\.,|i\.e\.,)\s*$")
+
+
+def line_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` read line by line, list markers and heading marks dropped: a
+    reply's bullet items ("- Higher accuracy") and headings each start a sentence of their own."""
+    return [s for line in _LIST_MARK.sub("", text).splitlines() for s in split_sentences(line)]
+
+
+def capitalised_names(text: str) -> list[str]:
+    """The capitalised words of ``text`` that name something, for deciding whether a reply names
+    what was asked (where missing a name means declining, so no guard that drops real names):
+    each line and sentence read on its own (a bullet list's items too), a word inside a sentence
+    ("fine-tunes Mistral and Gemma", "The judge is Llama"), and one starting a sentence only when
+    the text also writes it inside one ("Experiments show" names nothing); not stop words, nor
+    :data:`STRUCTURE_WORDS` ("Table", "Figure", months)."""
+    inside: list[str] = []
+    starting: list[str] = []
+    for sentence in line_sentences(text):
+        for match in re.finditer(r"\b[A-Z][a-z]{2,}\b", sentence):
+            word = match.group(0)
+            if word.lower() in STOP_WORDS or word.lower() in STRUCTURE_WORDS:
+                continue
+            (starting if _CLAUSE_START.search(sentence[: match.start()]) else inside).append(word)
+    return list(dict.fromkeys([*inside, *(w for w in starting if w in inside)]))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -25,13 +25,13 @@ from rag.text import (
     YES_NO,
     acronym_singular,
     canonical_name,
+    capitalised_names,
     coined_names,
     has_bound,
     lexical_terms,
+    names_written,
     numbers_in,
     plain_text,
-    proper_names,
-    split_sentences,
     stem_terms,
     without_keys,
 )
@@ -43,6 +43,12 @@ _EXPANSION = re.compile(
     r"[\"'`“]?(?P<acronym2>[^\s\"'`”?]+)",
     re.I,
 )
+# "What are GRMs in the GenAlign paper?": an acronym asked about is answered by what it stands for
+# (when a paper spells it out) or else by what it is.
+_WHAT_IS = re.compile(
+    r"^\s*(?i:what)\s+(?i:is|are)\s+(?i:the\s+|an?\s+)?([A-Z][\w\-^]*[A-Z][\w\-^]*)"
+    r"(?=\s*\?|\s*$|\s+(?i:in)\b)"
+)
 _NUMBER_ASKED = re.compile(
     r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bwhat\s+(?:percentage|fraction|share|"
     r"number|amount)\b|\bby\s+how\s+much\b|\bwhat\s+(?:[\w\-@]+\s+){0,3}(?:rate|accuracy|score|"
@@ -53,6 +59,7 @@ _NUMBER_ASKED = re.compile(
 # "Which models ...", "On which dataset ...", "What is X called?", "What protocol does X exploit?"
 # (a noun, then a verb: "What causes X?" and "What kind of model is X?" ask for a description).
 _PREPOSITION = r"(?:(?:on|in|for|from|with|by|at|over|across|to|under)\s+)?"
+AUXILIARY_WORDS = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should|might|may)"
 _ENTITY_ASKED = re.compile(
     rf"^\s*{_PREPOSITION}(?:which|who|whom|whose|name)\b"
     r"|\bwhat\s+(?:is|are|was|were)\s+.{1,80}\s+(?:called|named)\b"
@@ -60,13 +67,19 @@ _ENTITY_ASKED = re.compile(
     r"(?:does|do|did|is|are|was|were|can|could|has|have)\b",
     re.I,
 )
-# "Which base model ...", "On which datasets ...", "What benchmark ...": a model, dataset or
-# benchmark is answered by its name (Llama-8B, ImageNet, MMLU); "tabular, text and image
-# datasets" or "the base model" names none. Not "which papers", nor "what kind(s) of model".
+# "Which base model was trained?", "On which datasets was X evaluated?", "What benchmark does X
+# use?": a model, dataset or benchmark asked for is answered by its name (Llama-8B, ImageNet,
+# MMLU); "tabular, text and image datasets" or "the base model" names none. The noun ends its
+# phrase and a verb of the question follows it; the words before it only modify it. Not "which
+# papers", "what kind(s) of model", "Which model architectures are used?" (architectures are
+# asked for), "Which tokens does the model attend to?" or "What happens to small models?".
+_NOT_A_MODIFIER = (
+    r"(?!(?:papers?|works?|kinds?|types?|sorts?|class(?:es)?|the|a|an|of|to|in|on|for|by|with)\b)"
+)
 _NAME_ASKED = re.compile(
-    rf"^\s*{_PREPOSITION}(?:which|what)\s+(?!papers?\b|works?\b|kinds?\b|types?\b|sorts?\b|class(?:es)?\b)"
-    r"(?:[\w'’\-]+\s+){0,3}?(?:models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?)\b"
-    r"(?!\s+(?:of|for|to)\b)",
+    rf"^\s*{_PREPOSITION}(?:which|what)\s+(?:{_NOT_A_MODIFIER}(?!{AUXILIARY_WORDS}\b)[\w'’\-]+\s+){{0,3}}?"
+    r"(?:models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?)\s+"
+    rf"{AUXILIARY_WORDS}\b",
     re.I,
 )
 _WHICH_PAPERS = re.compile(rf"\s*{_PREPOSITION}(?:which|what)\s+papers?\b", re.I)
@@ -87,6 +100,7 @@ class Asked:
     kind: str
     acronym: str = ""
     counted: str = ""
+    described: bool = False  # "What are GRMs?": the expansion, or else what they are, answers
 
 
 # "How many <things> ...": the things are the plural that ends the first words after it, before a
@@ -115,6 +129,8 @@ def asked_for(question: str) -> Asked:
     text = plain_text(question)
     if match := _EXPANSION.search(text):
         return Asked("expansion", canonical_name(match.group("acronym") or match.group("acronym2")))
+    if (match := _WHAT_IS.search(text)) and acronym_singular(canonical_name(match.group(1))).isupper():
+        return Asked("expansion", canonical_name(match.group(1)), described=True)
     if _NUMBER_ASKED.search(text):
         return Asked("number", counted=_counted(text))
     if _NAME_ASKED.search(text):
@@ -236,46 +252,60 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
     asked = asked or asked_for(question)
     body = plain_text(without_keys(text))
     if asked.kind == "expansion":
-        return expansion_in(body, asked.acronym) is not None
+        return expansion_in(body, asked.acronym) is not None or (asked.described and _adds(body, question))
     if asked.kind == "number":
         return _new_figures(body, question)
+    if asked.kind == "name":  # "Which model is larger, FooNet or BarNet?" is answered by picking one
+        return bool(new_names(body, question)) or bool(_OPTIONS.search(question))
     if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
         return True  # "A or B?" is answered by picking one; "No, X does not need retraining"
-    if asked.kind == "name":
-        return bool(new_names(body, question))
     # Any other question is answered only by something it does not say itself: "AdaSCALE adjusts
     # dynamically based on a sample's estimated OODness" answers neither "What does AdaSCALE
     # adjust dynamically ...?" nor "How does AdaSCALE ...?".
     return _adds(body, question)
 
 
-# Acronyms of the field, not of one model or dataset: "AI alignment" names no base model.
+# Acronyms of the field, not of one model or dataset: "AI alignment" names no base model, nor
+# "on GPUs" or "through an API" a benchmark.
 _FIELD_ACRONYMS = frozenset(
-    "AI ML DL RL RLHF SFT ICL CoT NLP CV LM LLM MLLM VLM NN DNN CNN RNN GNN GAN VAE SSL QA OOD SGD".split()
+    "AI ML DL RL RLHF SFT ICL CoT NLP CV LM LLM MLLM VLM NN DNN CNN RNN GNN GAN VAE SSL QA OOD SGD"
+    " GPU CPU TPU API".split()
 )
+_SIZE = re.compile(r"\d+(?:\.\d+)?[KMBT]")  # "a 7B base model" gives a size, not a name
 
 
 def new_names(text: str, question: str) -> list[str]:
-    """The names ``text`` gives that ``question`` does not: coined ones (Llama-8B, MMLU) and
-    capitalised words inside a sentence (Gemma, Pythia, ImageNet), in any case the question
-    writes them; not an acronym of the field (AI, LLMs), nor one that holds or is held in an
-    acronym the question writes ("MLLMs" for its "LLMs"), nor one the text spells out in the
+    """The names ``text`` gives that ``question`` does not (its citation keys left out): coined
+    ones (Llama-8B, MMLU) and capitalised words (Gemma, Pythia; see
+    :func:`rag.text.capitalised_names`). Not a name the question writes as a whole word in any
+    case ("Pile" is new to a question on a "compiled" corpus), a size ("7B"), an acronym of the
+    field (AI, LLMs), an acronym that only adds a letter to one the question writes ("MLLMs" for
+    its "LLMs"; "ImageNet-C" for its "ImageNet" is new), nor one the text spells out in the
     question's words ("conformal prediction (CP)")."""
-    asked = question.lower()
-    given = {n.lower() for n in coined_names(question)}
-    found = [*coined_names(text), *(w for s in split_sentences(text) for w in proper_names(s))]
+    body = without_keys(text)
+    asked = {n.lower() for n in names_written(question)} | set(re.findall(r"[a-z0-9]+", question.lower()))
+    given = [acronym_singular(n) for n in coined_names(question)]
+    found = [*coined_names(body), *capitalised_names(body)]
     return [
         n
         for n in dict.fromkeys(found)
         if n.lower() not in asked
+        and not _SIZE.fullmatch(n)
         and acronym_singular(n) not in _FIELD_ACRONYMS
-        and not any(g in n.lower() or n.lower() in g for g in given)
-        and not ((spelled := expansion_in(text, n)) and " ".join(spelled.lower().split()) in asked)
+        and not any(_adds_a_letter(acronym_singular(n), g) for g in given)
+        and not ((spelled := expansion_in(body, n)) and " ".join(spelled.lower().split()) in question.lower())
     ]
+
+
+def _adds_a_letter(name: str, acronym: str) -> bool:
+    """``name`` is ``acronym`` with one capital in front ("MLLM" and "LLM")."""
+    return name.isupper() and acronym.isupper() and len(name) == len(acronym) + 1 and name.endswith(acronym)
 
 
 # "... strictly worse generalization: Byzantine failures or data poisoning?"
 _CHOICE = re.compile(r"\bor\b", re.I)
+# Options offered after a colon or comma ("Which model is larger: A or B?"), not "datasets or benchmarks".
+_OPTIONS = re.compile(r"[:,][^?]*\bor\b", re.I)
 
 
 def _adds(body: str, question: str) -> bool:

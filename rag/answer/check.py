@@ -29,6 +29,7 @@ from rag.errors import CitelineError, warn
 from rag.retrieval.relevance import coverage, paper_terms, paper_text
 from rag.text import (
     MAX_QUERY_CHARS,
+    NAME_PATTERN,
     RESEARCH_FILLER,
     STOP_WORDS,
     acronym_singular,
@@ -710,24 +711,29 @@ def _writes(read: _Read, paper: Paper, name: str) -> bool:
 
 # A capitalised word right before a coined name ("Soft MoE", "Bayesian GNNs", "Deep Q-Network"):
 # the two name one method, not any MoE, so a paper about another MoE does not support it.
-_BEFORE_NAME = re.compile(r"\b([A-Z][a-z]{2,})\s+([^\W_](?:[\w^'’+\-]*[^\W_])?)")
-# How far before the name the paper may write the word: "Bayesian graph neural networks (GNNs)".
+_BEFORE_NAME = re.compile(rf"\b([A-Z][a-z]{{2,}})\s+({NAME_PATTERN})")
+# How far before the name the paper may write the word ("Bayesian graph neural networks (GNNs)"),
+# and after it ("RBF (Gaussian) kernel", "MMLU in English").
 _JOINED_WITHIN = 4
+_JOINED_AFTER = 2
 
 
 def _joined_names(claim: str, proper: list[str]) -> list[str]:
     """The claim's capitalised words (``proper``, from :func:`proper_names`) written right before
     a coined name, each with that name ("Soft MoE")."""
     return [
-        f"{word} {name}" for word, name in _BEFORE_NAME.findall(claim) if word in proper and is_coined(name)
+        f"{word} {name}"
+        for word, name in _BEFORE_NAME.findall(claim)
+        if word in proper and is_coined(name) and not name[0].isdigit()  # "Llama 70B": a size
     ]
 
 
 def _writes_joined(read: _Read, joined: str) -> bool:
     """The paper writes the word of ``joined`` at most :data:`_JOINED_WITHIN` terms before its
-    name: "soft MoE", or "Bayesian graph neural networks (GNNs)" for "Bayesian GNNs". A paper on
-    SMEAR that "softly merges experts" after naming MoE does not write Soft MoE. A name the paper
-    writes only inside a longer one ("Tendency RL" for its "TRL") leaves nothing to place."""
+    name ("soft MoE", "Bayesian graph neural networks (GNNs)" for "Bayesian GNNs") or
+    :data:`_JOINED_AFTER` after it ("MMLU in English" for "English MMLU"). A paper on SMEAR that
+    "softly merges experts" several terms after naming MoE does not write Soft MoE. A name the
+    paper writes only inside a longer one ("Tendency RL" for its "TRL") leaves nothing to place."""
     word, name = (_sequence(part) for part in joined.split(" ", 1))
     if not word or not name:
         return True
@@ -735,7 +741,9 @@ def _writes_joined(read: _Read, joined: str) -> bool:
     if name[0] not in terms:
         return True
     return any(
-        word[0] in terms[max(0, i - _JOINED_WITHIN) : i] for i, term in enumerate(terms) if term == name[0]
+        word[0] in terms[max(0, i - _JOINED_WITHIN) : i + 1 + _JOINED_AFTER]
+        for i, term in enumerate(terms)
+        if term == name[0]
     )
 
 

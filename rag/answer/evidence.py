@@ -145,7 +145,7 @@ def gather(
         cov = coverage(terms, present, weights)
         similarity = sum(a * b for a, b in zip(vector, query, strict=True))
         typed = names_answer(text, question, asked)
-        if asked.kind == "expansion" and typed:
+        if asked.kind == "expansion" and typed and expansion_in(text, asked.acronym) is not None:
             cov = 1.0  # the sentence that spells the acronym out is the whole answer
         if asked.kind == "entity":  # any new word "names" something; a new name does for sure
             bonus = tuning.typed_bonus if coined_names(text) - asked_names else 0.0

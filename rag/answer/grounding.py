@@ -29,11 +29,11 @@ from rag.text import (
     cited_sentences,
     coined_names,
     lexical_terms,
+    line_sentences,
     names_written,
     numbers_in,
     plain_text,
     proper_names,
-    split_sentences,
     stem_written,
     stems_of,
     supports,
@@ -113,19 +113,22 @@ _QUESTION_WORD = re.compile(r"[^\W_][\w\-]*")
 # Verbs a question uses for how a result is reported, which a paper writes in its own words ("Does
 # it reach an AUC above 90?" / "finds backdoors (AUC 94.3)"): repeating one asserts nothing new.
 # With them, the auxiliaries and modals that make the question and its answer ("Does it have to
-# ...", "it may"), and the verbs that ask for an effect ("How does X affect Y?").
+# ...", "it may"), and the verbs that ask for an effect ("How does X affect Y?", and in a yes/no
+# question too: "Does X affect Y?" asserts no effect by repeating "affect").
 _UNASSERTED = AUXILIARIES | frozenset(
     "reach achieve attain obtain get score beat outperform surpass exceed improve boost increase raise"
     " reduce lower cut decrease need require use work help perform handle scale run report evaluate"
     " compare test find show give yield make keep stay remain hold may might must shall should"
-    " affect impact influence change alter".split()
+    " affect affected impact impacted influence influenced change changed alter altered effect".split()
 )
 _IN_ORDER_TO = re.compile(r"\bin order to\b", re.I)
 # "How does adding dropout affect the risk gap?" puts a claim to the papers as a yes/no question
 # does: that dropout was added. A paper that never writes it says nothing of its effect.
 _EFFECT = re.compile(
     r"^\s*how\s+(?:does|do|did|would|will|can|could|might)\b.{0,160}?"
-    r"\b(?:affect|affects|impact|impacts|influence|influences|change|changes|alter|alters)\b",
+    r"\b(?:affect|affects|impact|impacts|influence|influences|change|changes|alter|alters)\b"
+    r"|^\s*how\s+(?:is|are|was|were)\b.{0,160}?\b(?:affected|impacted|influenced|changed|altered)\s+by\b"
+    r"|^\s*what\s+(?:is|are|was|were)\s+the\s+(?:effects?|impacts?|influence)\s+of\b",
     re.I,
 )
 
@@ -170,7 +173,7 @@ def invented_names(answer: str, papers: list[Paper]) -> str | None:
     body = plain_text(without_keys(answer))
     invented = {n for n in coined_names(body) if len(n) > 2 and acronym_singular(n) not in written}
     terms = set(lexical_terms(" ".join(f"{p.title} {p.abstract} {' '.join(p.authors)}" for p in papers)))
-    for sentence in split_sentences(body):
+    for sentence in line_sentences(body):
         invented.update(word for word in proper_names(sentence) if not word_written(word, terms))
     return f"names found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 

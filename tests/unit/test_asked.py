@@ -1,6 +1,6 @@
 """What a question asks for, and whether a reply names it rather than restating the question."""
 
-from rag.answer.asked import Asked, asked_for, expansion_in, names_answer
+from rag.answer.asked import Asked, asked_for, expansion_in, names_answer, new_names
 
 
 def test_the_kind_of_answer_is_read_from_the_question():
@@ -89,11 +89,44 @@ def test_a_name_asked_for_is_answered_only_by_a_name_the_question_lacks():
     question = "Which base language model was trained in the FooGames?"
     assert not names_answer("The base language model was trained in the FooGames [k1].", question)
     assert not names_answer("Most AI alignment work trains an LLM with SFT [k1].", question)  # the field's
-    mllms = "Which MLLMs ran the FooGames?"
+    mllms = "Which MLLMs were run in the FooGames?"
     assert not names_answer("The base model of the FooGames was an MLLM [k1].", mllms)
     assert names_answer("The FooGames trained Qwen2.5-7B [k1].", question)
     assert names_answer("The FooGames trained the base model of Gemma [k1].", question)  # capitalised
-    spelled = "Which LLM judges fairness in conformal prediction?"
+    spelled = "Which LLM is used to judge fairness in conformal prediction?"
     assert not names_answer("Conformal prediction (CP) is distribution-free [k1].", spelled)
     choice = "Which model is larger: FooNet or BarNet?"
     assert names_answer("BarNet is [k1].", choice)  # picking one answers a choice
+
+
+def test_an_acronym_asked_about_is_answered_by_its_expansion_or_else_by_what_it_is():
+    assert asked_for("What are FRMs in the FooAlign paper?") == Asked("expansion", "FRMs", described=True)
+    assert asked_for("What are FRMs used for?").kind != "expansion"  # a use, not a name
+    assert asked_for("What is FooAlign?").kind == "open"  # a coined name, no acronym
+    question = "What are FRMs?"
+    assert names_answer("Fast Reward Models (FRMs) score answers [k1].", question)
+    assert names_answer("FRMs score answers with a rubric [k1].", question)  # what they are
+    assert not names_answer("FRMs are FRMs [k1].", question)
+
+
+def test_a_noun_that_modifies_another_or_is_not_followed_by_the_questions_verb_asks_for_no_name():
+    for question in (
+        "What happens to small models under pruning?",
+        "Which tokens does the model attend to?",
+        "Which model architectures are used?",  # architectures are asked for
+        "Which dataset properties matter?",
+        "Which method uses diffusion models?",
+    ):
+        assert asked_for(question).kind != "name", question
+
+
+def test_names_are_found_in_short_replies_and_pairs_but_a_size_or_a_table_is_none():
+    question = "Which base model was fine-tuned in FooTune?"
+    assert new_names("The judge is Llama [k1].", question) == ["Llama"]
+    assert new_names("FooTune fine-tunes Mistral and Gemma [k1].", question) == ["Mistral", "Gemma"]
+    assert new_names("FooTune fine-tunes a 7B base model, as Table 2 shows [k1].", question) == []
+    # whole words of the question, not its letters; a longer name is a new one
+    assert new_names("It was trained on the Pile [k1].", "Which dataset was compiled for FooTune?") == [
+        "Pile"
+    ]
+    assert new_names("It is ImageNet-C [k1].", "Which dataset is derived from ImageNet?") == ["ImageNet-C"]

@@ -990,3 +990,25 @@ def test_a_win_the_paper_calls_narrow_turns_around_a_claim_that_calls_it_clear(c
     from rag.answer.check import contradiction
 
     assert bool(contradiction(claim, [sentence])) is turned
+
+
+@pytest.mark.parametrize(
+    ("claim", "abstract"),
+    [
+        (
+            "We evaluate the English MMLU split with strong accuracy gains.",
+            "We evaluate MMLU in English with strong accuracy gains.",
+        ),
+        (
+            "The method applies a Gaussian RBF kernel to the features.",
+            "The method applies an RBF (Gaussian) kernel to the features.",
+        ),
+        (
+            "The method scales Llama 70B models with low memory.",
+            "The method scales 70B models such as Llama with low memory.",
+        ),
+    ],
+)
+def test_a_word_just_after_the_name_or_a_size_after_a_word_is_no_missing_joined_name(claim, abstract):
+    judged = judge(claim, paper("J2", abstract), TermWeights(weights={}, rare=frozenset()), AnswerSettings())
+    assert not [m for m in judged.missing if " " in m]

@@ -454,3 +454,18 @@ def test_a_dataset_asked_for_is_not_answered_by_evidence_that_names_none():
         Settings(llm="none"), FakeRetriever([named, *PAPERS]), LLMHandle("none", None, "none")
     ).ask("On which energy dataset was the miscoverage-regret Pareto frontier traced?")
     assert not answer.abstained and "PJM" in answer.text
+
+
+def test_a_draft_listing_points_or_naming_a_table_is_not_withheld_for_its_capitals():
+    net = paper(
+        "n1", "FooNet is a network with higher accuracy, a smaller size and cheaper training than BarNet."
+    )
+    reply = (
+        "FooNet has three advantages over BarNet, as Table 2 shows [n1]:\n- Higher accuracy\n- Smaller size"
+    )
+    model = ScriptedChatModel(replies=[reply, "no"], prompts=[])
+    chain = AnswerChain(
+        Settings(llm="openai"), FakeRetriever([net, *PAPERS]), LLMHandle("openai", model, "s")
+    )
+    answer = chain.ask("What advantages does FooNet have over BarNet?")
+    assert answer.withheld is None or "names found" not in answer.withheld
