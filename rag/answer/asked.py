@@ -319,4 +319,9 @@ def _adds(body: str, question: str) -> bool:
 
 def _new_figures(body: str, question: str) -> bool:
     """``body`` gives a figure ``question`` does not."""
-    return bool(_figures(body) - _figures(plain_text(question)))
+    return bool(figures_given(body, question))
+
+
+def figures_given(text: str, question: str) -> set[str]:
+    """The figures of ``text`` (in digits or words: "five" is 5) that ``question`` does not give."""
+    return _figures(plain_text(without_keys(text))) - _figures(plain_text(question))

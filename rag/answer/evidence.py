@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rag.answer.asked import asked_for, counts_what_is_asked, expansion_in, names_answer
+from rag.answer.asked import asked_for, counts_what_is_asked, expansion_in, figures_given, names_answer
 from rag.answer.context import without_injections
 from rag.answer.language import needs_translation
 from rag.errors import CitelineError
@@ -197,8 +197,15 @@ def gather(
 def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence]) -> bool:
     """Does a reply name what ``question`` asks for, as the evidence gives it? A restatement of
     the question does not; an acronym's expansion must be one the papers spell out ("DLMs stands
-    for Deep Learning Models" is not, when the paper says "diffusion language models (DLMs)")."""
+    for Deep Learning Models" is not, when the paper says "diffusion language models (DLMs)"); and
+    "how many <things>" is answered by a figure a paper gives in a sentence counting those things
+    ("5 clients" is not, from a paper whose only 5 is "five datasets")."""
     asked = asked_for(question)
+    if asked.kind == "number" and asked.counted and not needs_translation(question):
+        counting = [
+            s for e in evidence for s in split_sentences(e.paper.abstract) if counts_what_is_asked(s, asked)
+        ]
+        return any(figures_given(text, question) & figures_given(s, question) for s in counting)
     if asked.kind == "expansion" and not needs_translation(question):
         given = {
             normalized(found)

@@ -469,3 +469,24 @@ def test_a_draft_listing_points_or_naming_a_table_is_not_withheld_for_its_capita
     )
     answer = chain.ask("What advantages does FooNet have over BarNet?")
     assert answer.withheld is None or "names found" not in answer.withheld
+
+
+def test_a_count_taken_from_a_sentence_counting_other_things_is_withheld():
+    fair = paper(
+        "f1", "We align gradients across heterogeneous clients. Experiments on five datasets show gains."
+    )
+    counted = paper(
+        "f2", "We align gradients across 100 heterogeneous clients. Experiments on five datasets show gains."
+    )
+    question = "How many clients take part in the gradient alignment experiments?"
+    for source, reply, withheld in (
+        (fair, "The experiments align gradients across 5 clients [f1].", True),  # its 5 counts datasets
+        (counted, "The experiments align gradients across 100 clients [f2].", False),
+    ):
+        model = ScriptedChatModel(replies=[reply, "no"], prompts=[])
+        chain = AnswerChain(
+            Settings(llm="openai"), FakeRetriever([source, *PAPERS]), LLMHandle("openai", model, "s")
+        )
+        answer = chain.ask(question)
+        assert (answer.withheld == "the draft does not name what the question asks for") is withheld, reply
+        assert answer.abstained is withheld, reply
