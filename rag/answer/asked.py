@@ -4,10 +4,12 @@
 that says "The models' embeddings were disentangled with Double-Batch KSVD" restates the question
 and names none. Whether a reply answers is therefore judged on what it adds to the question:
 
-- an **expansion** ("What does TraCeS stand for?") is answered by words whose initials spell
-  the acronym ("Trajectory-based Constraint Estimation for Safety");
+- an **expansion** ("What does TraCeS stand for?", "What are GRMs?") is answered by words whose
+  initials spell the acronym ("Trajectory-based Constraint Estimation for Safety");
 - a **number** ("How many ...", "What accuracy ...") by a figure the question does not give;
-- an **entity** ("Which models ...", "Who ...") by a name or content word the question lacks;
+- a **name** ("Which base model was trained?", "On which dataset was X tested?") by a name the
+  question lacks (Llama-8B, ImageNet), not by "the base model" or "image datasets";
+- an **entity** ("Which tokens ...", "Who ...") by a name or content word the question lacks;
 - anything else ("How does X work?") is open: any reply that adds a content word or a name to the
   question may answer it (a yes/no question, any reply at all: "No, X does not need retraining").
 

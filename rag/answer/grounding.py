@@ -1,14 +1,16 @@
 """Check a generated answer against the context before it is shown as grounded.
 
-Five failure modes of small models are cheap to detect without another model: a figure that
+Failure modes of small models that are cheap to detect without another model: a figure that
 appears in no retrieved abstract (and not in the question) is invented; a coined name (a method,
-model or benchmark: AgentPoison, GPT-5, MMLU) that no retrieved paper writes is invented too, even
+model or benchmark: AgentPoison, GPT-5, MMLU), or a capitalised one (Python, Yahoo), that no
+retrieved paper writes is invented too, even
 when the question names it, since repeating the question's benchmark is how a small model answers
 a near miss ("X lowers the attack rate on AgentPoison by 50%" from a paper that reports 50% on
 something else); an answer whose cited papers never write the figures of a model or setting the
 question names ("... on Llama-3-8B?" answered from a paper that reports Qwen-7B) is about another
-setting; a yes/no question answered by repeating it in words its cited papers never write ("the
-watermark survives pruning" from a paper that never writes "pruning") asserts what they do not say;
+setting; a yes/no or effect question answered by repeating it in words its cited papers never
+write ("the watermark survives pruning" from a paper that never writes "pruning") asserts what
+they do not say;
 and an answer none of whose sentences is supported by any abstract is not drawn from the papers.
 Either way the draft is withheld, saying why. The check is the same lexical judge the eval scores
 answers with.
