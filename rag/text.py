@@ -445,9 +445,11 @@ def coined_names(text: str) -> set[str]:
 # Not after what starts a sentence or a clause of its own (". ", "; ", "— ", "i.e., ", an opening
 # quote or bracket), nor an author: "Wang et al.", "Lei and Ying", "Smith (2024)".
 _PROPER = re.compile(
-    r"(?<![.:;!?—–]\s)(?<!e\.g\.,\s)(?<!i\.e\.,\s)(?<![(\[\"“‘'])\b[A-Z][a-z]{2,}\b"
+    r"\b[A-Z][a-z]{2,}\b"
     r"(?!\s+(?:et\s+al|and\s+colleagues|and\s+[A-Z][a-z]+)|\s*\((?:19|20)\d\d|'s\b|’s\b)"
 )
+# What ends just before a word that starts a sentence or a clause of its own.
+_CLAUSE_START = re.compile(r"(?:^|[.:;!?—–(\[\"“‘']|e\.g\.,|i\.e\.,)\s*$")
 _AUTHOR_BEFORE = re.compile(r"\b[A-Z][a-z]+\s+(?:and|&)\s+$")
 # Capitalised words that name a part of a document or a date, never a model, method or dataset.
 STRUCTURE_WORDS = frozenset(
@@ -467,21 +469,22 @@ def proper_names(text: str) -> list[str]:
     if sum(w[0].isupper() for w in words) * 2 >= len(words):
         return []
     body = text.lstrip(" \t\"“‘'([*_-•")
-    found = (m for m in _PROPER.finditer(body) if m.start() > 0)
-    # The author test looks only just before the word: over the whole text before it, a long
-    # draft took quadratic time (an 848 KB one, 106 s).
+    # Clause starts and authors are looked for only just before the word: over the whole text
+    # before it, a long draft took quadratic time (an 848 KB one, 106 s).
     return list(
         dict.fromkeys(
             m.group(0)
-            for m in found
-            if m.group(0).lower() not in STRUCTURE_WORDS
+            for m in _PROPER.finditer(body)
+            if m.start() > 0
+            and m.group(0).lower() not in STRUCTURE_WORDS
+            and not _CLAUSE_START.search(body, max(0, m.start() - 12), m.start())
             and not _AUTHOR_BEFORE.search(body, max(0, m.start() - 80), m.start())
         )
     )
 
 
+_NOT_NAMES = STOP_WORDS | STRUCTURE_WORDS  # capitalised, these still name nothing
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+", re.MULTILINE)
-_CLAUSE_START = re.compile(r"(?:^|[.:;!?—–(\[\"“‘']|e\.g\.,|i\.e\.,)\s*$")
 
 
 def line_sentences(text: str) -> list[str]:
@@ -492,20 +495,18 @@ def line_sentences(text: str) -> list[str]:
 
 def capitalised_names(text: str) -> list[str]:
     """The capitalised words of ``text`` that name something, for deciding whether a reply names
-    what was asked (where missing a name means declining, so no guard that drops real names):
-    each line and sentence read on its own (a bullet list's items too), a word inside a sentence
-    ("fine-tunes Mistral and Gemma", "The judge is Llama"), and one starting a sentence only when
-    the text also writes it inside one ("Experiments show" names nothing); not stop words, nor
-    :data:`STRUCTURE_WORDS` ("Table", "Figure", months)."""
-    inside: list[str] = []
-    starting: list[str] = []
-    for sentence in line_sentences(text):
-        for match in re.finditer(r"\b[A-Z][a-z]{2,}\b", sentence):
-            word = match.group(0)
-            if word.lower() in STOP_WORDS or word.lower() in STRUCTURE_WORDS:
-                continue
-            (starting if _CLAUSE_START.search(sentence[: match.start()]) else inside).append(word)
-    return list(dict.fromkeys([*inside, *(w for w in starting if w in inside)]))
+    what was asked (where missing a name means declining, so none of :func:`proper_names`'
+    guards that drop real names): each line and sentence read on its own (a bullet list's items
+    too), every capitalised word inside a sentence ("fine-tunes Mistral and Gemma", "The judge is
+    Llama"), none that starts a sentence or clause ("Experiments show" names nothing); not stop
+    words, nor :data:`STRUCTURE_WORDS` ("Table", "Figure", months)."""
+    found = [
+        match.group(0)
+        for sentence in line_sentences(text)
+        for match in re.finditer(r"\b[A-Z][a-z]{2,}\b", sentence)
+        if match.group(0).lower() not in _NOT_NAMES and not _CLAUSE_START.search(sentence[: match.start()])
+    ]
+    return list(dict.fromkeys(found))
 
 
 @functools.lru_cache(maxsize=4096)

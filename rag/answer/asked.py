@@ -61,7 +61,7 @@ _NUMBER_ASKED = re.compile(
 # "Which models ...", "On which dataset ...", "What is X called?", "What protocol does X exploit?"
 # (a noun, then a verb: "What causes X?" and "What kind of model is X?" ask for a description).
 _PREPOSITION = r"(?:(?:on|in|for|from|with|by|at|over|across|to|under)\s+)?"
-AUXILIARY_WORDS = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should|might|may)"
+_AUXILIARY = rf"(?:{'|'.join(sorted(AUXILIARIES | {'should', 'might', 'may'}))})"  # and the modals
 _ENTITY_ASKED = re.compile(
     rf"^\s*{_PREPOSITION}(?:which|who|whom|whose|name)\b"
     r"|\bwhat\s+(?:is|are|was|were)\s+.{1,80}\s+(?:called|named)\b"
@@ -79,9 +79,9 @@ _NOT_A_MODIFIER = (
     r"(?!(?:papers?|works?|kinds?|types?|sorts?|class(?:es)?|the|a|an|of|to|in|on|for|by|with)\b)"
 )
 _NAME_ASKED = re.compile(
-    rf"^\s*{_PREPOSITION}(?:which|what)\s+(?:{_NOT_A_MODIFIER}(?!{AUXILIARY_WORDS}\b)[\w'’\-]+\s+){{0,3}}?"
+    rf"^\s*{_PREPOSITION}(?:which|what)\s+(?:{_NOT_A_MODIFIER}(?!{_AUXILIARY}\b)[\w'’\-]+\s+){{0,3}}?"
     r"(?:models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?)\s+"
-    rf"{AUXILIARY_WORDS}\b",
+    rf"{_AUXILIARY}\b",
     re.I,
 )
 _WHICH_PAPERS = re.compile(rf"\s*{_PREPOSITION}(?:which|what)\s+papers?\b", re.I)
@@ -256,7 +256,7 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
     if asked.kind == "expansion":
         return expansion_in(body, asked.acronym) is not None or (asked.described and _adds(body, question))
     if asked.kind == "number":
-        return _new_figures(body, question)
+        return bool(figures_given(body, question))
     if asked.kind == "name":  # "Which model is larger, FooNet or BarNet?" is answered by picking one
         return bool(new_names(body, question)) or bool(_OPTIONS.search(question))
     if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
@@ -287,7 +287,7 @@ def new_names(text: str, question: str) -> list[str]:
     body = without_keys(text)
     asked = {n.lower() for n in names_written(question)} | set(re.findall(r"[a-z0-9]+", question.lower()))
     given = [acronym_singular(n) for n in coined_names(question)]
-    found = [*coined_names(body), *capitalised_names(body)]
+    found = [*sorted(coined_names(body)), *capitalised_names(body)]
     return [
         n
         for n in dict.fromkeys(found)
@@ -316,12 +316,7 @@ def _adds(body: str, question: str) -> bool:
     if new_terms(body, question):
         return True
     asked = question.lower()
-    return any(n.lower() not in asked for n in coined_names(body)) or _new_figures(body, question)
-
-
-def _new_figures(body: str, question: str) -> bool:
-    """``body`` gives a figure ``question`` does not."""
-    return bool(figures_given(body, question))
+    return any(n.lower() not in asked for n in coined_names(body)) or bool(figures_given(body, question))
 
 
 def figures_given(text: str, question: str) -> set[str]:

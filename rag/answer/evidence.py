@@ -202,10 +202,10 @@ def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence])
     ("5 clients" is not, from a paper whose only 5 is "five datasets")."""
     asked = asked_for(question)
     if asked.kind == "number" and asked.counted and not needs_translation(question):
-        counting = [
-            s for e in evidence for s in split_sentences(e.paper.abstract) if counts_what_is_asked(s, asked)
-        ]
-        return any(figures_given(text, question) & figures_given(s, question) for s in counting)
+        given = figures_given(text, question)
+        sentences = (s for e in evidence for s in split_sentences(e.paper.abstract))
+        counting = (s for s in sentences if counts_what_is_asked(s, asked))
+        return bool(given) and any(given & figures_given(s, question) for s in counting)
     if asked.kind == "expansion" and not needs_translation(question):
         given = {
             normalized(found)

@@ -3,15 +3,14 @@
 Failure modes of small models that are cheap to detect without another model: a figure that
 appears in no retrieved abstract (and not in the question) is invented; a coined name (a method,
 model or benchmark: AgentPoison, GPT-5, MMLU), or a capitalised one (Python, Yahoo), that no
-retrieved paper writes is invented too, even
-when the question names it, since repeating the question's benchmark is how a small model answers
-a near miss ("X lowers the attack rate on AgentPoison by 50%" from a paper that reports 50% on
-something else); an answer whose cited papers never write the figures of a model or setting the
-question names ("... on Llama-3-8B?" answered from a paper that reports Qwen-7B) is about another
-setting; a yes/no or effect question answered by repeating it in words its cited papers never
-write ("the watermark survives pruning" from a paper that never writes "pruning") asserts what
-they do not say;
-and an answer none of whose sentences is supported by any abstract is not drawn from the papers.
+retrieved paper writes is invented too, even when the question names it, since repeating the
+question's benchmark is how a small model answers a near miss ("X lowers the attack rate on
+AgentPoison by 50%" from a paper that reports 50% on something else); an answer whose cited
+papers never write the figures of a model or setting the question names ("... on Llama-3-8B?"
+answered from a paper that reports Qwen-7B) is about another setting; a yes/no or effect question
+answered by repeating it in words its cited papers never write ("the watermark survives pruning"
+from a paper that never writes "pruning") asserts what they do not say; and an answer none of
+whose sentences is supported by any abstract is not drawn from the papers.
 Either way the draft is withheld, saying why. The check is the same lexical judge the eval scores
 answers with.
 """
@@ -174,7 +173,7 @@ def invented_names(answer: str, papers: list[Paper]) -> str | None:
         written |= {acronym_singular(n) for n in names_written(f"{paper.title} {paper.abstract}")}
     body = plain_text(without_keys(answer))
     invented = {n for n in coined_names(body) if len(n) > 2 and acronym_singular(n) not in written}
-    terms = set(lexical_terms(" ".join(f"{p.title} {p.abstract} {' '.join(p.authors)}" for p in papers)))
+    terms = set(lexical_terms(f"{_text_of(papers)} {' '.join(a for p in papers for a in p.authors)}"))
     for sentence in line_sentences(body):
         invented.update(word for word in proper_names(sentence) if not word_written(word, terms))
     return f"names found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
