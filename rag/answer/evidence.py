@@ -13,8 +13,9 @@ title), so "What does AdaSCALE adjust?" matches a sentence that says "our method
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from rag.answer.asked import asked_for, counts_what_is_asked, expansion_in, figures_given, names_answer
@@ -140,10 +141,11 @@ def gather(
         constraint = [t for t in terms if t not in filler and t not in named] or None
     asked = asked_for(question)
     asked_names = coined | {n.rstrip("s") for n in coined}
-    for (key, n, text), vector in zip(rows, vectors, strict=False):
-        present = set(lexical_terms(text)) | names[key]
+    held = [set(lexical_terms(text)) | names[key] for key, _, text in rows]
+    pointing = _pointing_weights(terms, [key for key, _, _ in rows], held, weights)
+    for (key, n, text), vector, present in zip(rows, vectors, held, strict=False):
         cov = coverage(terms, present, weights)
-        similarity = sum(a * b for a, b in zip(vector, query, strict=True))
+        similarity = tuning.sentence_similarity * sum(a * b for a, b in zip(vector, query, strict=True))
         typed = names_answer(text, question, asked)
         if asked.kind == "expansion" and typed and expansion_in(text, asked.acronym) is not None:
             cov = 1.0  # the sentence that spells the acronym out is the whole answer
@@ -151,7 +153,8 @@ def gather(
             bonus = tuning.typed_bonus if coined_names(text) - asked_names else 0.0
         else:
             bonus = tuning.typed_bonus if typed and asked.kind != "open" else 0.0
-        by_key[key].append(Sentence(key, n, text, similarity + cov + bonus, cov, typed))
+        pointed = coverage(terms, present, pointing[key])
+        by_key[key].append(Sentence(key, n, text, similarity + pointed + bonus, cov, typed))
     out = []
     asked_numbers = asked_figures(question)
     # Bare numbers are asked through asked_figures, which knows a bound ("more than 50%") from a setting.
@@ -191,6 +194,31 @@ def gather(
             and named
         )
         out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met, answers))
+    return out
+
+
+def _pointing_weights(
+    terms: list[str], keys: list[str], held: list[set[str]], weights: TermWeights
+) -> dict[str, TermWeights]:
+    """Per paper, the question's term weights scaled by how few of the paper's sentences hold
+    each term: from 1 (one sentence) down to log 2 / log (1 + n) (all n of them).
+
+    A question often describes its paper before asking ("In the rubric-based reward framework
+    for multimodal LLMs, what technique cuts compute?"). The describing words are in most
+    sentences of that abstract, or in its name, which every sentence holds; the words of what is
+    asked are in the one or two sentences that answer. Ranking by the words that point to few
+    sentences puts the answering sentence first instead of the introduction.
+    """
+    out = {}
+    for key in dict.fromkeys(keys):
+        sentences = [h for k, h in zip(keys, held, strict=True) if k == key]
+        full = math.log(1 + len(sentences))
+        scaled = {}
+        for term in terms:
+            count = sum(term in h for h in sentences)
+            share = math.log(1 + len(sentences) / count) / full if count else 1.0
+            scaled[term] = weights.weights.get(term, 1.0) * share
+        out[key] = replace(weights, weights=scaled)
     return out
 
 

@@ -88,6 +88,35 @@ def test_a_which_paper_question_needs_a_sentence_that_says_what_the_paper_does_n
     assert ev.gather(asked, {"s1": death}, None, weights, tuning=tuning)[0].answers
 
 
+def _evidence(question: str, abstract: str):
+    """One paper's evidence for ``question``, every term as common as the others (no embedder)."""
+    from rag.answer import evidence as ev
+    from rag.retrieval.relevance import TermWeights
+    from rag.settings import AnswerSettings, RetrievalSettings
+    from rag.text import lexical_terms
+
+    terms = lexical_terms(question)
+    weights = TermWeights.from_counts(terms, {t: 500 for t in terms}, 1000, RetrievalSettings())
+    return ev.gather(question, {"p1": paper("p1", abstract)}, None, weights, tuning=AnswerSettings())[0]
+
+
+def test_the_sentence_saying_what_is_asked_leads_not_the_ones_describing_the_paper():
+    from rag.answer import evidence as ev
+
+    abstract = (
+        "Multimodal reward alignment remains a challenge for current frameworks. "
+        "We propose a multimodal reward alignment framework. "
+        "The reward alignment framework judges multimodal answers with rubrics. "
+        "Its policy optimization technique cuts compute by half. "
+        "Experiments on multimodal benchmarks confirm the gains."
+    )
+    question = "In the multimodal reward alignment framework, what technique cuts compute?"
+    found = _evidence(question, abstract)
+    best = max(found.sentences, key=lambda s: s.score)
+    assert best.text.startswith("Its policy optimization technique")  # more shared words, lower
+    assert "Its policy optimization technique" in ev.quoted_answer([found])
+
+
 def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer():
     chain = AnswerChain(Settings(llm="none"), FakeRetriever(PAPERS), LLMHandle("none", None, "none"))
     assert chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?").mode == "extractive"
