@@ -628,6 +628,10 @@ _GLUED_AFTER = re.compile(r"(?![xX×kKMB]\b)[A-Za-z]|-[A-Za-z]")
 _RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to|and)\s*$")
 # The verbs a yes/no question starts with; as words, they assert nothing of their own.
 AUXILIARIES = frozenset("is are was were does do did can could has have had will would".split())
+MODALS = frozenset("should shall may might must".split())
+# Words a question is built with rather than about (auxiliaries, modals, particles, light verbs):
+# a paper's sentence answers "What is used to cut compute?" without "used" in it.
+QUESTION_GRAMMAR = AUXILIARIES | MODALS | frozenset("so up them instead order use get take make give".split())
 # A yes/no question ("Does it reach 90%?"): its figures are put to the paper, not settings.
 YES_NO = re.compile(rf"^\s*(?:{'|'.join(sorted(AUXILIARIES))})\b", re.I)
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from rag.text import (
     AUXILIARIES,
+    MODALS,
     STOP_WORDS,
     YES_NO,
     acronym_singular,
@@ -61,7 +62,7 @@ _NUMBER_ASKED = re.compile(
 # "Which models ...", "On which dataset ...", "What is X called?", "What protocol does X exploit?"
 # (a noun, then a verb: "What causes X?" and "What kind of model is X?" ask for a description).
 _PREPOSITION = r"(?:(?:on|in|for|from|with|by|at|over|across|to|under)\s+)?"
-_AUXILIARY = rf"(?:{'|'.join(sorted(AUXILIARIES | {'should', 'might', 'may'}))})"  # and the modals
+_AUXILIARY = rf"(?:{'|'.join(sorted(AUXILIARIES | MODALS))})"
 _ENTITY_ASKED = re.compile(
     rf"^\s*{_PREPOSITION}(?:which|who|whom|whose|name)\b"
     r"|\bwhat\s+(?:is|are|was|were)\s+.{1,80}\s+(?:called|named)\b"

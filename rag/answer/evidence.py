@@ -26,6 +26,7 @@ from rag.index.tokens import count_tokens
 from rag.resources import prompt_text
 from rag.retrieval.relevance import TermWeights, coverage, name_matches, name_terms, paper_terms
 from rag.text import (
+    QUESTION_GRAMMAR,
     RESEARCH_FILLER,
     asked_figures,
     coined_names,
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
     from rag.records import Paper
     from rag.settings import AnswerSettings
 
+# "Does X have to retrain?", "so that one can pick", "what is used to cut compute": the words a
+# question is built with are no content a sentence must share to answer it.
+_GRAMMAR = frozenset(lexical_terms(" ".join(QUESTION_GRAMMAR)))
 _WHICH_PAPER = re.compile(r"^\s*(?:which|what)\s+(?:papers?|works?|study|studies|article)\b", re.I)
 # "Our code is available at https://..." answers nothing, though it may contain the method's name.
 _BOILERPLATE = re.compile(
@@ -111,6 +115,7 @@ def gather(
     without research filler and names: sharing the name AlphaFold3 is not enough.
     """
     terms = lexical_terms(without_bounds(question))  # "by more than 50%" is not to be shared
+    terms = [t for t in terms if t not in _GRAMMAR] or terms
     rows: list[tuple[str, int, str]] = []
     for key, paper in keyed.items():
         sentences = split_sentences(paper.abstract)

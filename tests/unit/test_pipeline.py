@@ -117,6 +117,13 @@ def test_the_sentence_saying_what_is_asked_leads_not_the_ones_describing_the_pap
     assert "Its policy optimization technique" in ev.quoted_answer([found])
 
 
+def test_the_words_a_question_is_built_with_need_not_be_in_the_answering_sentence():
+    abstract = "AudioMark survives compression through a spread-spectrum code. It is fast."
+    found = _evidence("What is used to make the AudioMark watermark survive compression?", abstract)
+    assert found.answers  # "used", "make": grammar; AudioMark, survive, compression: said
+    assert not _evidence("What makes the AudioMark watermark survive pruning?", abstract).answers
+
+
 def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer():
     chain = AnswerChain(Settings(llm="none"), FakeRetriever(PAPERS), LLMHandle("none", None, "none"))
     assert chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?").mode == "extractive"
