@@ -171,7 +171,9 @@ def test_a_name_in_the_possessive_or_with_a_word_hyphened_on_is_the_name_itself(
     from rag.text import coined_names, has_name
 
     assert coined_names("Unlike GCG's suffixes, AdaSCALE’s scores and the LLMs' replies") == {
-        "GCG", "AdaSCALE", "LLMs"
+        "GCG",
+        "AdaSCALE",
+        "LLMs",
     }
     assert has_name("AmpleGCG's model is trained on GCG suffixes", "AmpleGCG")
     assert has_name("the strongest open RLHF model", "RLHF-trained")
