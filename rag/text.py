@@ -627,6 +627,12 @@ _GLUED_AFTER = re.compile(r"(?![xX×kKMB]\b)[A-Za-z]|-[A-Za-z]")
 # The second figure of a range after a bound ("by 30-50%", "between 10 and 20").
 _RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to|and)\s*$")
 # The verbs a yes/no question starts with; as words, they assert nothing of their own.
+# The field's own acronyms name no particular method, model or benchmark (a question's "LLMs",
+# a draft's "SGD"): never a name to look for in a paper.
+FIELD_ACRONYMS = frozenset(
+    "AI ML DL RL RLHF SFT ICL CoT NLP CV LM LLM MLLM VLM NN DNN CNN RNN GNN GAN VAE SSL QA OOD SGD"
+    " GPU CPU TPU API".split()
+)
 AUXILIARIES = frozenset("is are was were does do did can could has have had will would".split())
 MODALS = frozenset("should shall may might must".split())
 # Words a question is built with rather than about (auxiliaries, modals, particles, light verbs):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from rag.text import (
     AUXILIARIES,
+    FIELD_ACRONYMS,
     MODALS,
     STOP_WORDS,
     YES_NO,
@@ -270,10 +271,6 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
 
 # Acronyms of the field, not of one model or dataset: "AI alignment" names no base model, nor
 # "on GPUs" or "through an API" a benchmark.
-_FIELD_ACRONYMS = frozenset(
-    "AI ML DL RL RLHF SFT ICL CoT NLP CV LM LLM MLLM VLM NN DNN CNN RNN GNN GAN VAE SSL QA OOD SGD"
-    " GPU CPU TPU API".split()
-)
 _SIZE = re.compile(r"\d+(?:\.\d+)?[KMBT]")  # "a 7B base model" gives a size, not a name
 
 
@@ -294,7 +291,7 @@ def new_names(text: str, question: str) -> list[str]:
         for n in dict.fromkeys(found)
         if n.lower() not in asked
         and not _SIZE.fullmatch(n)
-        and acronym_singular(n) not in _FIELD_ACRONYMS
+        and acronym_singular(n) not in FIELD_ACRONYMS
         and not any(_adds_a_letter(acronym_singular(n), g) for g in given)
         and not ((spelled := expansion_in(body, n)) and " ".join(spelled.lower().split()) in question.lower())
     ]

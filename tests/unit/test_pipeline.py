@@ -467,6 +467,9 @@ def test_a_draft_naming_with_a_capital_what_no_retrieved_paper_writes_is_withhel
         "SecScan finds vulnerabilities in Python code and in Rust code [s1].": "names found in no retrieved "
         "paper: Python, Rust",
         "SecScan finds vulnerabilities in C code with its Reward model [s1].": None,  # "reward", written
+        # The field's acronyms name nothing a paper must write, here or in the question.
+        "SecScan, a process reward model for LLMs, finds vulnerabilities in C code [s1].": None,
+        "SecScan finds vulnerabilities in C code with CNNs trained by SGD [s1].": None,
     }.items():
         model = ScriptedChatModel(replies=[reply, "no"], prompts=[])
         chain = AnswerChain(
