@@ -147,7 +147,7 @@ def gather(
     asked = asked_for(question)
     asked_names = coined | {n.rstrip("s") for n in coined}
     held = [set(lexical_terms(text)) | names[key] for key, _, text in rows]
-    pointing = _pointing_weights(terms, [key for key, _, _ in rows], held, weights)
+    pointing = _pointing_weights(terms, held, weights)
     for (key, n, text), vector, present in zip(rows, vectors, held, strict=False):
         cov = coverage(terms, present, weights)
         similarity = tuning.sentence_similarity * sum(a * b for a, b in zip(vector, query, strict=True))
@@ -158,7 +158,7 @@ def gather(
             bonus = tuning.typed_bonus if coined_names(text) - asked_names else 0.0
         else:
             bonus = tuning.typed_bonus if typed and asked.kind != "open" else 0.0
-        pointed = coverage(terms, present, pointing[key])
+        pointed = 1.0 if cov == 1.0 else coverage(terms, present, pointing)
         by_key[key].append(Sentence(key, n, text, similarity + pointed + bonus, cov, typed))
     out = []
     asked_numbers = asked_figures(question)
@@ -202,29 +202,24 @@ def gather(
     return out
 
 
-def _pointing_weights(
-    terms: list[str], keys: list[str], held: list[set[str]], weights: TermWeights
-) -> dict[str, TermWeights]:
-    """Per paper, the question's term weights scaled by how few of the paper's sentences hold
-    each term: from 1 (one sentence) down to log 2 / log (1 + n) (all n of them).
+def _pointing_weights(terms: list[str], held: list[set[str]], weights: TermWeights) -> TermWeights:
+    """The question's term weights scaled by how few of the evidence sentences hold each term:
+    from 1 (one sentence) down to log 2 / log (1 + n) (all n of them).
 
     A question often describes its paper before asking ("In the rubric-based reward framework
-    for multimodal LLMs, what technique cuts compute?"). The describing words are in most
-    sentences of that abstract, or in its name, which every sentence holds; the words of what is
+    for multimodal LLMs, what technique cuts compute?"). The describing words are in many
+    sentences, or in the paper's name, which every sentence of it holds; the words of what is
     asked are in the one or two sentences that answer. Ranking by the words that point to few
-    sentences puts the answering sentence first instead of the introduction.
+    sentences puts the answering sentence first instead of the introduction. The sentences of
+    all retrieved papers are counted together, so that scores stay comparable across papers.
     """
-    out = {}
-    for key in dict.fromkeys(keys):
-        sentences = [h for k, h in zip(keys, held, strict=True) if k == key]
-        full = math.log(1 + len(sentences))
-        scaled = {}
-        for term in terms:
-            count = sum(term in h for h in sentences)
-            share = math.log(1 + len(sentences) / count) / full if count else 1.0
-            scaled[term] = weights.weights.get(term, 1.0) * share
-        out[key] = replace(weights, weights=scaled)
-    return out
+    full = math.log(1 + len(held))
+    scaled = {}
+    for term in terms:
+        count = sum(term in h for h in held)
+        share = math.log(1 + len(held) / count) / full if count else 1.0
+        scaled[term] = weights.weights.get(term, 1.0) * share
+    return replace(weights, weights=scaled)
 
 
 def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence]) -> bool:
@@ -286,15 +281,24 @@ def render(evidence: list[PaperEvidence], budget_tokens: int) -> tuple[str, dict
     return "\n\n".join(blocks) + "\n", used
 
 
-def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2) -> str:
+def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_paper: bool = True) -> str:
     """The best-scoring sentences, verbatim, each followed by its paper's key.
 
-    Papers whose evidence answers the question come first; sentences keep reading order within
-    a paper. Grounded by construction: it says nothing the papers do not.
+    With ``one_paper``, the best sentences of the best-supported answering paper (the first
+    retrieved of equals): a question about one paper ("What does SAE stand for in the feature
+    death paper?") is not answered half from a neighbour that writes the same words. Without it
+    (a question not in English, whose support counts untranslated words), the best sentences of
+    all answering papers. Sentences keep reading order within a paper. Grounded by
+    construction: it says nothing the papers do not.
     """
     answering = [e for e in evidence if e.answers] or evidence
     pool = [s for e in answering for s in e.sentences]
-    chosen = sorted(pool, key=lambda s: -s.score)[:max_sentences]
+    chosen = []
+    if one_paper and answering:
+        best = max(answering, key=lambda e: e.support)
+        chosen = sorted(best.sentences, key=lambda s: -s.score)[:max_sentences]
+    rest = sorted((s for s in pool if s not in chosen), key=lambda s: -s.score)
+    chosen += rest[: max_sentences - len(chosen)]
     order = {e.key: n for n, e in enumerate(evidence)}
     chosen.sort(key=lambda s: (order[s.key], s.position))
     return " ".join(cite(s.text, s.key) for s in chosen)

@@ -59,6 +59,11 @@ class _AskTrace:
     found: int | None = None  # papers a listing selected (it shows at most ``shown``)
     likely: int | None = None  # of those, how many are likely on the topic (the first ones)
 
+    @property
+    def in_english(self) -> bool:
+        """The question the evidence was gathered for is English (translated, or as asked)."""
+        return not needs_translation(self.standalone)
+
     def lap(self, name: str, since: float) -> float:
         """Record the time since ``since`` under ``name``; returns now, for the next lap."""
         now = time.perf_counter()
@@ -272,7 +277,7 @@ class AnswerChain:
             run.context = {e.key: e.paper for e in run.evidence}
             if not answers:
                 return _Draft(self._refusal, "abstained")
-            return _Draft(ev.quoted_answer(run.evidence), "extractive")
+            return _Draft(ev.quoted_answer(run.evidence, one_paper=run.in_english), "extractive")
         context_text, run.context = ev.render(ev.focus(run.evidence), self._context_budget(asked))
         messages = self._messages(context_text, asked)
         run.prompt_tokens = sum(count_tokens(str(m.content)) for m in messages)
@@ -348,7 +353,7 @@ class AnswerChain:
             e for e in run.evidence if e.key in run.context
         ]  # cite only what the answer is checked against
         if answers and ev.answers_question(shown):
-            quoted = ev.quoted_answer(shown)
+            quoted = ev.quoted_answer(shown, one_paper=run.in_english)
             if self._confirmed(run, asked, quoted):
                 return _Draft(quoted, "quoted", withheld, streamed=streamed)
             withheld = withheld or "the quoted evidence does not answer what the question asks"

@@ -117,6 +117,19 @@ def test_the_sentence_saying_what_is_asked_leads_not_the_ones_describing_the_pap
     assert "Its policy optimization technique" in ev.quoted_answer([found])
 
 
+def test_a_quoted_answer_quotes_the_best_supported_paper_not_half_of_a_neighbour():
+    from rag.answer import evidence as ev
+
+    def evidence(key: str, support: float, *scores: float) -> ev.PaperEvidence:
+        sentences = [ev.Sentence(key, n, f"{key} says {n}.", s, 0.6) for n, s in enumerate(scores)]
+        return ev.PaperEvidence(key, paper(key, "x"), sentences, support=support, answers=True)
+
+    about, neighbour = evidence("a", 1.0, 0.9, 0.5), evidence("b", 0.7, 0.8)
+    assert ev.quoted_answer([neighbour, about]) == "a says 0 [a]. a says 1 [a]."
+    # A question not in English was matched word for word untranslated: the best sentences of all.
+    assert ev.quoted_answer([about, neighbour], one_paper=False) == "a says 0 [a]. b says 0 [b]."
+
+
 def test_the_words_a_question_is_built_with_need_not_be_in_the_answering_sentence():
     abstract = "AudioMark survives compression through a spread-spectrum code. It is fast."
     found = _evidence("What is used to make the AudioMark watermark survive compression?", abstract)
