@@ -857,6 +857,34 @@ _ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9]{0,8}?[A-Z0-9])(s?)\s*\)")
 _WORDS_BEFORE = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 
 
+_CAPITALS = re.compile(r"\b([A-Z][A-Z0-9]{2,5})s?\b")  # SFT, SGD, ASGD, MLLMs: 3-6 letters
+
+
+def _initials(words: list[str]) -> str:
+    """First letters of ``words`` and of each hyphenated part: "supervised fine-tuning" → "sft"."""
+    return "".join(p[0] for w in words for p in w.lower().split("-") if p)
+
+
+def acronym_matches(question: str, text: str) -> set[str]:
+    """The question's terms that ``text`` writes in the other form: an acronym of three letters or
+    more whose letters start consecutive words of the text ("SGD" for "stochastic gradient
+    descent"), or consecutive words whose initials are an acronym the text writes ("supervised
+    fine-tuning" for "SFT"). A paper and a question often name one thing in its two forms."""
+    found: set[str] = set()
+    for acronym in {m.group(1) for m in _CAPITALS.finditer(question)}:
+        run = r"[\s-]+".join(rf"{c}[\w']*" for c in acronym.lower())
+        if re.search(rf"\b{run}\b", text, re.I):
+            found.update(lexical_terms(acronym))
+    written = {m.group(1).lower() for m in _CAPITALS.finditer(text)}
+    if written:
+        words = _WORDS_BEFORE.findall(plain_text(question))
+        for start in range(len(words)):
+            for end in range(start + 2, min(start + 6, len(words)) + 1):
+                if _initials(words[start:end]) in written:
+                    found.update(lexical_terms(" ".join(words[start:end])))
+    return found
+
+
 def acronyms_in(texts: Iterable[str]) -> dict[str, tuple[str, int]]:
     """Acronyms the texts define, lower-cased, with their most common expansion and its count:
     "graph neural networks (GNNs)" → {"gnn": ("graph neural networks", 1)}. An expansion is the

@@ -28,6 +28,7 @@ from rag.retrieval.relevance import TermWeights, coverage, name_matches, name_te
 from rag.text import (
     QUESTION_GRAMMAR,
     RESEARCH_FILLER,
+    acronym_matches,
     asked_figures,
     coined_names,
     has_name,
@@ -130,12 +131,15 @@ def gather(
     query = vectors[-1]
     by_key: dict[str, list[Sentence]] = {key: [] for key in keyed}
     # A sentence also "contains" its paper's identity: title, label, and any rare name of the
-    # question found anywhere in the paper ("what does Adalina minimize?" → "our algorithm ...").
+    # question found anywhere in the paper ("what does Adalina minimize?" → "our algorithm ..."),
+    # and the words the paper writes in their other form ("SGD", "stochastic gradient descent").
     coined = coined_names(question)
+    spelled = {key: acronym_matches(question, f"{p.title} {p.abstract}") for key, p in keyed.items()}
     names = {
         key: set(lexical_terms(f"{p.title} {p.label}"))
         | set(name_matches(question, terms, f"{p.title} {p.label} {p.abstract}", weights))
         | {t for n in coined if has_name(f"{p.title} {p.label} {p.abstract}", n) for t in lexical_terms(n)}
+        | spelled[key]
         for key, p in keyed.items()
     }
     constraint = None
@@ -166,7 +170,7 @@ def gather(
     names_asked = {t for t in name_terms(question) if not t.replace(".", "").isdigit()}
     for key, paper in keyed.items():
         ranked = sorted(by_key[key], key=lambda s: -s.score)
-        present = paper_terms(paper)
+        present = paper_terms(paper) | spelled[key]
         # Only names count as missing: in a small collection ordinary words are rare too.
         specific = (weights.rare | weights.absent) & names_asked
         missing = sorted(t for t in specific if t in terms and t not in present)

@@ -137,6 +137,12 @@ def test_the_words_a_question_is_built_with_need_not_be_in_the_answering_sentenc
     assert not _evidence("What makes the AudioMark watermark survive pruning?", abstract).answers
 
 
+def test_a_question_naming_by_acronym_what_its_paper_spells_out_is_answered():
+    abstract = "We bound the stability of asynchronous stochastic gradient descent without smoothness."
+    assert _evidence("Does asynchronous SGD need smoothness?", abstract).answers
+    assert not _evidence("Does asynchronous PPO need smoothness?", abstract).answers
+
+
 def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer():
     chain = AnswerChain(Settings(llm="none"), FakeRetriever(PAPERS), LLMHandle("none", None, "none"))
     assert chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?").mode == "extractive"

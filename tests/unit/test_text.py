@@ -1,6 +1,7 @@
 """The shared text helpers that the answer path and the eval both rely on."""
 
 from rag.text import (
+    acronym_matches,
     cited_sentences,
     keys_in,
     loop_start,
@@ -198,3 +199,13 @@ def test_a_reply_repeating_one_unit_is_a_loop_but_prose_tables_and_key_lists_are
     assert loop_start("Both do it [003-01, 004-05, 004-06, 004-07, 002-01, 001-03].") is None
     assert loop_start("| a | b |\n" + "|------------" * 6 + "|") is None  # a wide table's rule
     assert loop_start("Short repeats like 0000 or haha are not loops.") is None
+
+
+def test_a_name_written_as_an_acronym_on_one_side_and_spelled_out_on_the_other_matches():
+    paper = "Asynchronous stochastic gradient descent (ASGD) scales; a teacher passes tricks on through SFT."
+    assert acronym_matches("Does the analysis of asynchronous SGD need smoothness?", paper) == {"sgd"}
+    spelled = acronym_matches("Do tricks pass on via supervised fine-tuning?", paper)
+    assert spelled == {"supervis", "fine", "tune"}
+    # Two letters match too many word pairs by chance; words in another order spell nothing.
+    assert acronym_matches("Is it an RL method?", "reinforcement learning") == set()
+    assert acronym_matches("Does it use descent gradient stochastic?", "SGD") == set()
