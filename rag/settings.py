@@ -405,9 +405,9 @@ class AnswerSettings(_Group):
     sentence_similarity: float = setting(
         0.3,
         "weight of a sentence's embedding similarity to the question in its score, beside the "
-        "question's terms it holds (rarer within the abstract, worth more): a question describing "
-        "its paper is near every sentence of it (dev: the sentence with the fact first for 77% of "
-        "questions at 0.3, 70% at 1)",
+        "question's terms it holds (held by fewer of the evidence sentences, worth more): a "
+        "question describing its paper is near every sentence of it (dev: the sentence with the "
+        "fact first for 77% of questions at 0.3, 70% at 1)",
         low=0.0,
         high=10.0,
     )

@@ -626,18 +626,28 @@ _NOT_COUNTED = re.compile(
 _GLUED_AFTER = re.compile(r"(?![xX×kKMB]\b)[A-Za-z]|-[A-Za-z]")
 # The second figure of a range after a bound ("by 30-50%", "between 10 and 20").
 _RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to|and)\s*$")
-# The verbs a yes/no question starts with; as words, they assert nothing of their own.
 # The field's own acronyms name no particular method, model or benchmark (a question's "LLMs",
 # a draft's "SGD"): never a name to look for in a paper.
 FIELD_ACRONYMS = frozenset(
     "AI ML DL RL RLHF SFT ICL CoT NLP CV LM LLM MLLM VLM NN DNN CNN RNN GNN GAN VAE SSL QA OOD SGD"
     " GPU CPU TPU API".split()
 )
+# The verbs a yes/no question starts with; as words, they assert nothing of their own.
 AUXILIARIES = frozenset("is are was were does do did can could has have had will would".split())
 MODALS = frozenset("should shall may might must".split())
 # Words a question is built with rather than about (auxiliaries, modals, particles, light verbs):
-# a paper's sentence answers "What is used to cut compute?" without "used" in it.
-QUESTION_GRAMMAR = AUXILIARIES | MODALS | frozenset("so up them instead order use get take make give".split())
+# a paper's sentence answers "Does X have to retrain?" or "What is taken to cut compute?"
+# without "have" or "taken" in it. Not "use" or "order": "tool use", "second-order".
+QUESTION_GRAMMAR = AUXILIARIES | MODALS | frozenset("so up them instead get take make give".split())
+
+
+def is_field_acronym(name: str) -> bool:
+    """``name`` is one of the field's acronyms, in the plural or before a hyphen too ("LLMs",
+    "CoTs", "LLM-based")."""
+    head = name.split("-")[0]
+    return head in FIELD_ACRONYMS or (head.endswith("s") and head[:-1] in FIELD_ACRONYMS)
+
+
 # A yes/no question ("Does it reach 90%?"): its figures are put to the paper, not settings.
 YES_NO = re.compile(rf"^\s*(?:{'|'.join(sorted(AUXILIARIES))})\b", re.I)
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
@@ -865,23 +875,35 @@ def _initials(words: list[str]) -> str:
     return "".join(p[0] for w in words for p in w.lower().split("-") if p)
 
 
+def _spells(words: list[str], acronyms: set[str]) -> bool:
+    """``words`` are a run of content words (one hyphenated word is a run of its parts:
+    "out-of-distribution") whose initials are one of ``acronyms``. A function word gives no
+    letter: "the shortest path" is no TSP, "a simple regularizer" no ASR."""
+    if len(words) == 1 and "-" not in words[0]:
+        return False
+    return not any(w.lower() in STOP_WORDS for w in words) and _initials(words) in acronyms
+
+
 def acronym_matches(question: str, text: str) -> set[str]:
     """The question's terms that ``text`` writes in the other form: an acronym of three letters or
-    more whose letters start consecutive words of the text ("SGD" for "stochastic gradient
-    descent"), or consecutive words whose initials are an acronym the text writes ("supervised
-    fine-tuning" for "SFT"). A paper and a question often name one thing in its two forms."""
+    more whose letters start consecutive content words of the text ("SGD" for "stochastic
+    gradient descent"), or content words of the question whose initials are an acronym the text
+    writes ("supervised fine-tuning" for "SFT"). A paper and a question often name one thing in
+    its two forms."""
     found: set[str] = set()
-    for acronym in {m.group(1) for m in _CAPITALS.finditer(question)}:
-        run = r"[\s-]+".join(rf"{c}[\w']*" for c in acronym.lower())
-        if re.search(rf"\b{run}\b", text, re.I):
-            found.update(lexical_terms(acronym))
+    asked = {m.group(1).lower() for m in _CAPITALS.finditer(question)}
+    # Most texts have no run of words starting with the letters: one regex search says so.
+    asked = {a for a in asked if re.search(r"\b" + r"\w*[\s-]+".join(a), text, re.I)}
     written = {m.group(1).lower() for m in _CAPITALS.finditer(text)}
-    if written:
-        words = _WORDS_BEFORE.findall(plain_text(question))
+    for side, acronyms, keep in ((text, asked, False), (plain_text(question), written, True)):
+        if not acronyms:
+            continue
+        words = _WORDS_BEFORE.findall(side)
         for start in range(len(words)):
-            for end in range(start + 2, min(start + 6, len(words)) + 1):
-                if _initials(words[start:end]) in written:
-                    found.update(lexical_terms(" ".join(words[start:end])))
+            for end in range(start + 1, min(start + 6, len(words)) + 1):
+                run = words[start:end]
+                if _spells(run, acronyms):
+                    found.update(lexical_terms(" ".join(run)) if keep else lexical_terms(_initials(run)))
     return found
 
 
@@ -899,7 +921,7 @@ def acronyms_in(texts: Iterable[str]) -> dict[str, tuple[str, int]]:
             before = text[max(0, match.start() - 120) : match.start()]
             words = _WORDS_BEFORE.findall(before)[-(len(letters) + 3) :]
             for start in range(len(words) - 1, -1, -1):
-                initials = [p[0].lower() for w in words[start:] for p in w.split("-") if p]
+                initials = list(_initials(words[start:]))
                 if initials == letters:
                     expansion = " ".join(words[start:]).lower()
                     counts.setdefault(match.group(1).lower(), Counter())[expansion] += 1

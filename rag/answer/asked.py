@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from rag.text import (
     AUXILIARIES,
-    FIELD_ACRONYMS,
     MODALS,
     STOP_WORDS,
     YES_NO,
@@ -32,6 +31,7 @@ from rag.text import (
     capitalised_names,
     coined_names,
     has_bound,
+    is_field_acronym,
     lexical_terms,
     names_written,
     numbers_in,
@@ -291,7 +291,7 @@ def new_names(text: str, question: str) -> list[str]:
         for n in dict.fromkeys(found)
         if n.lower() not in asked
         and not _SIZE.fullmatch(n)
-        and acronym_singular(n) not in FIELD_ACRONYMS
+        and not is_field_acronym(n)
         and not any(_adds_a_letter(acronym_singular(n), g) for g in given)
         and not ((spelled := expansion_in(body, n)) and " ".join(spelled.lower().split()) in question.lower())
     ]

@@ -48,9 +48,6 @@ if TYPE_CHECKING:
     from rag.records import Paper
     from rag.settings import AnswerSettings
 
-# "Does X have to retrain?", "so that one can pick", "what is used to cut compute": the words a
-# question is built with are no content a sentence must share to answer it.
-_GRAMMAR = frozenset(lexical_terms(" ".join(QUESTION_GRAMMAR)))
 _WHICH_PAPER = re.compile(r"^\s*(?:which|what)\s+(?:papers?|works?|study|studies|article)\b", re.I)
 # "Our code is available at https://..." answers nothing, though it may contain the method's name.
 _BOILERPLATE = re.compile(
@@ -116,7 +113,10 @@ def gather(
     without research filler and names: sharing the name AlphaFold3 is not enough.
     """
     terms = lexical_terms(without_bounds(question))  # "by more than 50%" is not to be shared
-    terms = [t for t in terms if t not in _GRAMMAR] or terms
+    # "Does X have to retrain?", "so that one can pick": the words a question is built with are
+    # no content a sentence must share to answer it.
+    grammar = stems_of(QUESTION_GRAMMAR)
+    terms = [t for t in terms if t not in grammar] or terms
     rows: list[tuple[str, int, str]] = []
     for key, paper in keyed.items():
         sentences = split_sentences(paper.abstract)
@@ -156,13 +156,13 @@ def gather(
         cov = coverage(terms, present, weights)
         similarity = tuning.sentence_similarity * sum(a * b for a, b in zip(vector, query, strict=True))
         typed = names_answer(text, question, asked)
+        pointed = coverage(terms, present, pointing)
         if asked.kind == "expansion" and typed and expansion_in(text, asked.acronym) is not None:
-            cov = 1.0  # the sentence that spells the acronym out is the whole answer
+            cov = pointed = 1.0  # the sentence that spells the acronym out is the whole answer
         if asked.kind == "entity":  # any new word "names" something; a new name does for sure
             bonus = tuning.typed_bonus if coined_names(text) - asked_names else 0.0
         else:
             bonus = tuning.typed_bonus if typed and asked.kind != "open" else 0.0
-        pointed = 1.0 if cov == 1.0 else coverage(terms, present, pointing)
         by_key[key].append(Sentence(key, n, text, similarity + pointed + bonus, cov, typed))
     out = []
     asked_numbers = asked_figures(question)
@@ -288,7 +288,7 @@ def render(evidence: list[PaperEvidence], budget_tokens: int) -> tuple[str, dict
 def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_paper: bool = True) -> str:
     """The best-scoring sentences, verbatim, each followed by its paper's key.
 
-    With ``one_paper``, the best sentences of the best-supported answering paper (the first
+    With ``one_paper``, the best sentences of the best-supported answering paper only (the first
     retrieved of equals): a question about one paper ("What does SAE stand for in the feature
     death paper?") is not answered half from a neighbour that writes the same words. Without it
     (a question not in English, whose support counts untranslated words), the best sentences of
@@ -297,12 +297,9 @@ def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_pap
     """
     answering = [e for e in evidence if e.answers] or evidence
     pool = [s for e in answering for s in e.sentences]
-    chosen = []
     if one_paper and answering:
-        best = max(answering, key=lambda e: e.support)
-        chosen = sorted(best.sentences, key=lambda s: -s.score)[:max_sentences]
-    rest = sorted((s for s in pool if s not in chosen), key=lambda s: -s.score)
-    chosen += rest[: max_sentences - len(chosen)]
+        pool = max(answering, key=lambda e: e.support).sentences
+    chosen = sorted(pool, key=lambda s: -s.score)[:max_sentences]
     order = {e.key: n for n, e in enumerate(evidence)}
     chosen.sort(key=lambda s: (order[s.key], s.position))
     return " ".join(cite(s.text, s.key) for s in chosen)

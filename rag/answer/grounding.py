@@ -22,7 +22,6 @@ import re
 from rag.records import Paper
 from rag.text import (
     AUXILIARIES,
-    FIELD_ACRONYMS,
     RESEARCH_FILLER,
     YEAR,
     YES_NO,
@@ -30,6 +29,7 @@ from rag.text import (
     asked_figures,
     cited_sentences,
     coined_names,
+    is_field_acronym,
     lexical_terms,
     line_sentences,
     names_written,
@@ -173,14 +173,17 @@ def invented_names(answer: str, papers: list[Paper]) -> str | None:
     for paper in papers:
         written |= {acronym_singular(n) for n in names_written(f"{paper.title} {paper.abstract}")}
     body = plain_text(without_keys(answer))
-    written |= FIELD_ACRONYMS  # "LLMs" names nothing a paper must write
-    invented = {n for n in coined_names(body) if len(n) > 2 and acronym_singular(n) not in written}
+    invented = {
+        n
+        for n in coined_names(body)
+        if len(n) > 2 and acronym_singular(n) not in written and not is_field_acronym(n)
+    }
     terms = set(lexical_terms(f"{_text_of(papers)} {' '.join(a for p in papers for a in p.authors)}"))
     for sentence in line_sentences(body):
         invented.update(
             word
             for word in proper_names(sentence)
-            if not word_written(word, terms) and acronym_singular(word) not in FIELD_ACRONYMS
+            if not word_written(word, terms) and not is_field_acronym(word)  # "LLMs" names nothing
         )
     return f"names found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 

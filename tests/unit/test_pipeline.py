@@ -88,15 +88,17 @@ def test_a_which_paper_question_needs_a_sentence_that_says_what_the_paper_does_n
     assert ev.gather(asked, {"s1": death}, None, weights, tuning=tuning)[0].answers
 
 
-def _evidence(question: str, abstract: str):
-    """One paper's evidence for ``question``, every term as common as the others (no embedder)."""
+def _evidence(question: str, abstract: str, rare: str = ""):
+    """One paper's evidence for ``question``, every term as common as the others but ``rare``,
+    which is a name few papers write (no embedder)."""
     from rag.answer import evidence as ev
     from rag.retrieval.relevance import TermWeights
     from rag.settings import AnswerSettings, RetrievalSettings
     from rag.text import lexical_terms
 
     terms = lexical_terms(question)
-    weights = TermWeights.from_counts(terms, {t: 500 for t in terms}, 1000, RetrievalSettings())
+    counts = {t: 1 if t == rare else 500 for t in terms}
+    weights = TermWeights.from_counts(terms, counts, 1000, RetrievalSettings())
     return ev.gather(question, {"p1": paper("p1", abstract)}, None, weights, tuning=AnswerSettings())[0]
 
 
@@ -126,6 +128,7 @@ def test_a_quoted_answer_quotes_the_best_supported_paper_not_half_of_a_neighbour
 
     about, neighbour = evidence("a", 1.0, 0.9, 0.5), evidence("b", 0.7, 0.8)
     assert ev.quoted_answer([neighbour, about]) == "a says 0 [a]. a says 1 [a]."
+    assert ev.quoted_answer([neighbour, evidence("a", 1.0, 0.9)]) == "a says 0 [a]."  # no filling up
     # A question not in English was matched word for word untranslated: the best sentences of all.
     assert ev.quoted_answer([about, neighbour], one_paper=False) == "a says 0 [a]. b says 0 [b]."
 
@@ -141,6 +144,10 @@ def test_a_question_naming_by_acronym_what_its_paper_spells_out_is_answered():
     abstract = "We bound the stability of asynchronous stochastic gradient descent without smoothness."
     assert _evidence("Does asynchronous SGD need smoothness?", abstract).answers
     assert not _evidence("Does asynchronous PPO need smoothness?", abstract).answers
+    # A rare name of the question is missing unless the paper writes it in either form.
+    assert _evidence("Does asynchronous SGD need smoothness?", abstract, rare="sgd").missing == ()
+    solver = "We route vehicles fast by finding the shortest path between depots."
+    assert _evidence("How fast are TSP instances solved?", solver, rare="tsp").missing == ("tsp",)
 
 
 def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer():
@@ -488,6 +495,7 @@ def test_a_draft_naming_with_a_capital_what_no_retrieved_paper_writes_is_withhel
         "SecScan finds vulnerabilities in C code with its Reward model [s1].": None,  # "reward", written
         # The field's acronyms name nothing a paper must write, here or in the question.
         "SecScan, a process reward model for LLMs, finds vulnerabilities in C code [s1].": None,
+        "SecScan, an LLM-based reward model, finds vulnerabilities in C code [s1].": None,
         "SecScan finds vulnerabilities in C code with CNNs trained by SGD [s1].": None,
     }.items():
         model = ScriptedChatModel(replies=[reply, "no"], prompts=[])

@@ -206,6 +206,9 @@ def test_a_name_written_as_an_acronym_on_one_side_and_spelled_out_on_the_other_m
     assert acronym_matches("Does the analysis of asynchronous SGD need smoothness?", paper) == {"sgd"}
     spelled = acronym_matches("Do tricks pass on via supervised fine-tuning?", paper)
     assert spelled == {"supervis", "fine", "tune"}
-    # Two letters match too many word pairs by chance; words in another order spell nothing.
+    assert acronym_matches("Is it robust out-of-distribution?", "tested on OOD data") == {"out", "distribut"}
+    # Two letters match too many word pairs by chance; words in another order spell nothing; and
+    # a function word gives no letter ("the shortest path" is no TSP).
     assert acronym_matches("Is it an RL method?", "reinforcement learning") == set()
     assert acronym_matches("Does it use descent gradient stochastic?", "SGD") == set()
+    assert acronym_matches("How fast does it solve TSP instances?", "it finds the shortest path") == set()
