@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from rag.records import Paper
     from rag.settings import AnswerSettings
 
+# "Which works deal with 3D Gaussian Splatting?": a question for several papers.
+MANY_PAPERS = re.compile(r"\b(?:papers|works|studies|articles)\b", re.I)
 _WHICH_PAPER = re.compile(r"^\s*(?:which|what)\s+(?:papers?|works?|study|studies|article)\b", re.I)
 # "Our code is available at https://..." answers nothing, though it may contain the method's name.
 _BOILERPLATE = re.compile(
@@ -291,8 +293,8 @@ def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_pap
     With ``one_paper``, the best sentences of the best-supported answering paper only (the first
     retrieved of equals): a question about one paper ("What does SAE stand for in the feature
     death paper?") is not answered half from a neighbour that writes the same words. Without it
-    (a question not in English, whose support counts untranslated words), the best sentences of
-    all answering papers. Sentences keep reading order within a paper. Grounded by
+    (a question for several papers, or not in English, whose support counts untranslated words),
+    the best sentences of all answering papers. Sentences keep reading order within a paper. Grounded by
     construction: it says nothing the papers do not.
     """
     answering = [e for e in evidence if e.answers] or evidence

@@ -133,6 +133,17 @@ def test_a_quoted_answer_quotes_the_best_supported_paper_not_half_of_a_neighbour
     assert ev.quoted_answer([about, neighbour], one_paper=False) == "a says 0 [a]. b says 0 [b]."
 
 
+def test_a_question_for_several_works_or_not_in_english_is_quoted_from_every_answering_paper():
+    from rag.answer.pipeline import _AskTrace
+
+    def about_one(question: str) -> bool:
+        return _AskTrace(question, standalone=question).about_one_paper
+
+    assert about_one("What does SAE stand for in the feature death paper?")
+    assert not about_one("Which works deal with 3D Gaussian Splatting?")
+    assert not about_one("Welche Arbeiten beschäftigen sich mit 3D Gaussian Splatting?")
+
+
 def test_the_words_a_question_is_built_with_need_not_be_in_the_answering_sentence():
     abstract = "AudioMark survives compression through a spread-spectrum code. It is fast."
     found = _evidence("What is used to make the AudioMark watermark survive compression?", abstract)
