@@ -635,9 +635,10 @@ FIELD_ACRONYMS = frozenset(
 # The verbs a yes/no question starts with; as words, they assert nothing of their own.
 AUXILIARIES = frozenset("is are was were does do did can could has have had will would".split())
 MODALS = frozenset("should shall may might must".split())
-# Words a question is built with rather than about (auxiliaries, modals, particles, light verbs):
-# a paper's sentence answers "Does X have to retrain?" or "What is taken to cut compute?"
-# without "have" or "taken" in it. Not "use" or "order": "tool use", "second-order".
+# Words a question is built with rather than about (auxiliaries, modals, particles, light verbs,
+# in the forms the stemmer folds: "gets", "makes", not "taken"): a paper's sentence answers "Does
+# X have to retrain?" or "so that one can pick" without "have" or "so" in it. Not "use" or
+# "order": "tool use", "second-order".
 QUESTION_GRAMMAR = AUXILIARIES | MODALS | frozenset("so up them instead get take make give".split())
 
 
@@ -894,17 +895,25 @@ def acronym_matches(question: str, text: str) -> set[str]:
     asked = {m.group(1).lower() for m in _CAPITALS.finditer(question)}
     # Most texts have no run of words starting with the letters: one regex search says so.
     asked = {a for a in asked if re.search(r"\b" + r"\w*[\s-]+".join(a), text, re.I)}
+    if asked:  # the question's acronym, spelled out by the text
+        found.update(t for run in _runs(text) if _spells(run, asked) for t in lexical_terms(_initials(run)))
     written = {m.group(1).lower() for m in _CAPITALS.finditer(text)}
-    for side, acronyms, keep in ((text, asked, False), (plain_text(question), written, True)):
-        if not acronyms:
-            continue
-        words = _WORDS_BEFORE.findall(side)
-        for start in range(len(words)):
-            for end in range(start + 1, min(start + 6, len(words)) + 1):
-                run = words[start:end]
-                if _spells(run, acronyms):
-                    found.update(lexical_terms(" ".join(run)) if keep else lexical_terms(_initials(run)))
+    if written:  # the question's words, an acronym the text writes
+        found.update(
+            t
+            for run in _runs(plain_text(question))
+            if _spells(run, written)
+            for t in lexical_terms(" ".join(run))
+        )
     return found
+
+
+def _runs(text: str, longest: int = 6) -> Iterator[list[str]]:
+    """Every run of one to ``longest`` consecutive words of ``text`` (hyphenated words whole)."""
+    words = _WORDS_BEFORE.findall(text)
+    for start in range(len(words)):
+        for end in range(start + 1, min(start + longest, len(words)) + 1):
+            yield words[start:end]
 
 
 def acronyms_in(texts: Iterable[str]) -> dict[str, tuple[str, int]]:

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from rag.settings import AnswerSettings
 
 # "Which works deal with 3D Gaussian Splatting?": a question for several papers.
-MANY_PAPERS = re.compile(r"\b(?:papers|works|studies|articles)\b", re.I)
+_MANY_PAPERS = re.compile(r"\b(?:papers|works|studies|articles)\b", re.I)
 _WHICH_PAPER = re.compile(r"^\s*(?:which|what)\s+(?:papers?|works?|study|studies|article)\b", re.I)
 # "Our code is available at https://..." answers nothing, though it may contain the method's name.
 _BOILERPLATE = re.compile(
@@ -136,11 +136,12 @@ def gather(
     # question found anywhere in the paper ("what does Adalina minimize?" → "our algorithm ..."),
     # and the words the paper writes in their other form ("SGD", "stochastic gradient descent").
     coined = coined_names(question)
-    spelled = {key: acronym_matches(question, f"{p.title} {p.abstract}") for key, p in keyed.items()}
+    whole = {key: f"{p.title} {p.label} {p.abstract}" for key, p in keyed.items()}
+    spelled = {key: acronym_matches(question, text) for key, text in whole.items()}
     names = {
         key: set(lexical_terms(f"{p.title} {p.label}"))
-        | set(name_matches(question, terms, f"{p.title} {p.label} {p.abstract}", weights))
-        | {t for n in coined if has_name(f"{p.title} {p.label} {p.abstract}", n) for t in lexical_terms(n)}
+        | set(name_matches(question, terms, whole[key], weights))
+        | {t for n in coined if has_name(whole[key], n) for t in lexical_terms(n)}
         | spelled[key]
         for key, p in keyed.items()
     }
@@ -294,17 +295,24 @@ def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_pap
     retrieved of equals): a question about one paper ("What does SAE stand for in the feature
     death paper?") is not answered half from a neighbour that writes the same words. Without it
     (a question for several papers, or not in English, whose support counts untranslated words),
-    the best sentences of all answering papers. Sentences keep reading order within a paper. Grounded by
-    construction: it says nothing the papers do not.
+    the best sentences of all answering papers (see :func:`about_one_paper`). Sentences keep
+    reading order within a paper. Grounded by construction: it says nothing the papers do not.
     """
     answering = [e for e in evidence if e.answers] or evidence
-    pool = [s for e in answering for s in e.sentences]
     if one_paper and answering:
-        pool = max(answering, key=lambda e: e.support).sentences
+        answering = [max(answering, key=lambda e: e.support)]
+    pool = [s for e in answering for s in e.sentences]
     chosen = sorted(pool, key=lambda s: -s.score)[:max_sentences]
     order = {e.key: n for n, e in enumerate(evidence)}
     chosen.sort(key=lambda s: (order[s.key], s.position))
     return " ".join(cite(s.text, s.key) for s in chosen)
+
+
+def about_one_paper(question: str) -> bool:
+    """``question`` asks about one paper, as far as its words tell: it is in English (translated,
+    or as asked; untranslated, its support counts words the papers cannot share) and does not ask
+    for papers or works in the plural."""
+    return not needs_translation(question) and not _MANY_PAPERS.search(question)
 
 
 def cite(sentence: str, key: str) -> str:

@@ -59,12 +59,6 @@ class _AskTrace:
     found: int | None = None  # papers a listing selected (it shows at most ``shown``)
     likely: int | None = None  # of those, how many are likely on the topic (the first ones)
 
-    @property
-    def about_one_paper(self) -> bool:
-        """The question the evidence was gathered for asks about one paper, as far as its words
-        tell: in English (translated, or as asked), and not for papers or works in the plural."""
-        return not needs_translation(self.standalone) and not ev.MANY_PAPERS.search(self.standalone)
-
     def lap(self, name: str, since: float) -> float:
         """Record the time since ``since`` under ``name``; returns now, for the next lap."""
         now = time.perf_counter()
@@ -278,7 +272,9 @@ class AnswerChain:
             run.context = {e.key: e.paper for e in run.evidence}
             if not answers:
                 return _Draft(self._refusal, "abstained")
-            return _Draft(ev.quoted_answer(run.evidence, one_paper=run.about_one_paper), "extractive")
+            return _Draft(
+                ev.quoted_answer(run.evidence, one_paper=ev.about_one_paper(run.standalone)), "extractive"
+            )
         context_text, run.context = ev.render(ev.focus(run.evidence), self._context_budget(asked))
         messages = self._messages(context_text, asked)
         run.prompt_tokens = sum(count_tokens(str(m.content)) for m in messages)
@@ -354,7 +350,7 @@ class AnswerChain:
             e for e in run.evidence if e.key in run.context
         ]  # cite only what the answer is checked against
         if answers and ev.answers_question(shown):
-            quoted = ev.quoted_answer(shown, one_paper=run.about_one_paper)
+            quoted = ev.quoted_answer(shown, one_paper=ev.about_one_paper(run.standalone))
             if self._confirmed(run, asked, quoted):
                 return _Draft(quoted, "quoted", withheld, streamed=streamed)
             withheld = withheld or "the quoted evidence does not answer what the question asks"

@@ -134,10 +134,7 @@ def test_a_quoted_answer_quotes_the_best_supported_paper_not_half_of_a_neighbour
 
 
 def test_a_question_for_several_works_or_not_in_english_is_quoted_from_every_answering_paper():
-    from rag.answer.pipeline import _AskTrace
-
-    def about_one(question: str) -> bool:
-        return _AskTrace(question, standalone=question).about_one_paper
+    from rag.answer.evidence import about_one_paper as about_one
 
     assert about_one("What does SAE stand for in the feature death paper?")
     assert not about_one("Which works deal with 3D Gaussian Splatting?")
