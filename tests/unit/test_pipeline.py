@@ -64,30 +64,6 @@ def test_quoted_evidence_the_model_says_does_not_answer_is_not_shown():
     assert answer.withheld == "the quoted evidence does not answer what the question asks"
 
 
-def test_a_which_paper_question_needs_a_sentence_that_says_what_the_paper_does_not_just_a_name():
-    from rag.answer import evidence as ev
-    from rag.retrieval.relevance import TermWeights
-    from rag.settings import AnswerSettings, RetrievalSettings
-    from rag.text import lexical_terms
-
-    tuning = AnswerSettings()
-
-    death = paper("s1", "Sparse autoencoder death rates are near zero on GPT-2 and over 70% on AlphaFold3.")
-    question = "Which paper proposes a protein structure predictor that outperforms AlphaFold3?"
-    terms = lexical_terms(question)
-    common = {t: 500 for t in terms} | {"alphafold3": 1}  # the name carries the weight
-    weights = TermWeights.from_counts(terms, common, 1000, RetrievalSettings())
-    found = ev.gather(question, {"s1": death}, None, weights, tuning=tuning)[0]
-    assert found.support >= tuning.answer_coverage and not found.missing  # words alone would quote it
-    assert found.constraint < tuning.constraint_coverage and not found.answers
-    asked = "Which paper measures sparse autoencoder death rates on AlphaFold3?"
-    terms = lexical_terms(asked)
-    weights = TermWeights.from_counts(
-        terms, {t: 500 for t in terms} | {"alphafold3": 1}, 1000, RetrievalSettings()
-    )
-    assert ev.gather(asked, {"s1": death}, None, weights, tuning=tuning)[0].answers
-
-
 def _evidence(question: str, abstract: str, rare: str = ""):
     """One paper's evidence for ``question``, every term as common as the others but ``rare``,
     which is a name few papers write (no embedder)."""
@@ -100,6 +76,19 @@ def _evidence(question: str, abstract: str, rare: str = ""):
     counts = {t: 1 if t == rare else 500 for t in terms}
     weights = TermWeights.from_counts(terms, counts, 1000, RetrievalSettings())
     return ev.gather(question, {"p1": paper("p1", abstract)}, None, weights, tuning=AnswerSettings())[0]
+
+
+def test_a_which_paper_question_needs_a_sentence_that_says_what_the_paper_does_not_just_a_name():
+    from rag.settings import AnswerSettings
+
+    tuning = AnswerSettings()
+    death = "Sparse autoencoder death rates are near zero on GPT-2 and over 70% on AlphaFold3."
+    question = "Which paper proposes a protein structure predictor that outperforms AlphaFold3?"
+    found = _evidence(question, death, rare="alphafold3")  # the name carries the weight
+    assert found.support >= tuning.answer_coverage and not found.missing  # words alone would quote it
+    assert found.constraint < tuning.constraint_coverage and not found.answers
+    asked = "Which paper measures sparse autoencoder death rates on AlphaFold3?"
+    assert _evidence(asked, death, rare="alphafold3").answers
 
 
 def test_the_sentence_saying_what_is_asked_leads_not_the_ones_describing_the_paper():
