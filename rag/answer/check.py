@@ -581,7 +581,7 @@ _OPPOSITES = [
     ("strong", "weak"), ("help", "hurt"), ("success", "fail"), ("easier", "harder"), ("need", "remov"),
     ("requir", "remov"), ("increas", "lower"), ("rais", "reduc"), ("rais", "decreas"), ("increas", "reduct"),
     ("success", "failur"), ("synchron", "asynchron"), ("strengthen", "weaken"), ("benefit", "harm"),
-    ("help", "harm"), ("littl", "most"), ("still", "no longer"), ("improv", "lower"),
+    ("help", "harm"), ("littl", "most"), ("still", "no longer"), ("improv", "lower"), ("posit", "negat"),
 ]  # fmt: skip
 # Verbs of winning a comparison, as stems ("A beats B").
 _WON = ("outperform", "surpass", "beat")
@@ -596,6 +596,24 @@ _OPPOSITES += [
     for lost in ("underperform", "fall short", "fall behind", "lag behind", "wors", "inferior")
     if (won, lost) not in _OPPOSITES
 ]
+# A superlative turns a result around as its comparative does: "largest for the models with the most
+# parameters" where the paper says "most pronounced for models with fewer parameters".
+_SUPERLATIVES = {
+    "more": "most", "less": "least", "fewer": "fewest", "higher": "highest", "lower": "lowest",
+    "larger": "largest", "smaller": "smallest", "greater": "greatest", "better": "best", "wors": "worst",
+    "stronger": "strongest", "weaker": "weakest", "faster": "fastest", "slower": "slowest",
+    "longer": "longest", "shorter": "shortest", "easier": "easiest", "harder": "hardest",
+}  # fmt: skip
+_OPPOSITES += [
+    (x, y)
+    for a, b in list(_OPPOSITES)
+    if a in _SUPERLATIVES or b in _SUPERLATIVES
+    for x in (a, _SUPERLATIVES.get(a))
+    for y in (b, _SUPERLATIVES.get(b))
+    if x and y and (x, y) not in _OPPOSITES
+]
+# "at least as well", "at most 10%": a bound, no superlative.
+_BOUND = re.compile(r"\bat\s+(?:least|most)\b", re.I)
 # Words either side of an antonym that show what it is about ("lowered the agreement among
 # annotators" / "increased the inter-annotator agreement"): an antonym counts only where claim and
 # sentence share one, so "far less predictable" is no answer to "16x more compute".
@@ -753,6 +771,7 @@ class _Read:
     papers thousands of times (a 2,200-claim thesis spent most of its time re-reading them)."""
 
     text: str  # title, label and abstract as plain text
+    title: str
     terms: frozenset[str]  # their lexical terms
     stated: frozenset[str]  # the numbers they state, and the year
     sentences: tuple[str, ...]  # the abstract's sentences
@@ -768,6 +787,7 @@ def _read(paper: Paper) -> _Read:
     sentences = tuple(split_sentences(plain_text(paper.abstract)) or [paper.abstract])
     return _Read(
         text,
+        paper.title,
         frozenset(paper_terms(paper)),
         frozenset(stated),
         sentences,
@@ -936,6 +956,13 @@ _ONE_FORM = {
             )
         ),
     ),
+    frozenset({"posit", "negat"}): _OneForm(
+        {
+            "posit": re.compile(r"\bpositive(?:ly)?\b", re.I),
+            "negat": re.compile(r"\bnegative(?:ly)?\b", re.I),
+        },
+        frozenset(stem_terms("pair pairs sample samples example examples instance label", frozenset())),
+    ),
     frozenset({"littl", "most"}): _OneForm(
         {
             "littl": re.compile(r"\blittle\s+of\b", re.I),
@@ -948,6 +975,9 @@ _ONE_FORM = {
 def _opposed(mine: str, claim: str, theirs: str, sentence: str) -> bool:
     """The claim's ``mine`` and the sentence's ``theirs`` oppose as written (:data:`_ONE_FORM`):
     each in its form, and neither said of what makes them agree (the two words after it)."""
+    for word, text in ((mine, claim), (theirs, sentence)):
+        if word in ("least", "most") and not re.search(rf"\b{word}\b", _BOUND.sub(" ", text), re.I):
+            return False  # written only as a bound
     pair = _ONE_FORM.get(frozenset({mine, theirs}))
     if pair is None:
         return True
@@ -1285,7 +1315,9 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
     ("imitation learning" for the paper's "reinforcement learning", a method swapped), or "".
 
     Both pairs must be terms of the collection (:class:`rag.retrieval.relevance.Phrases`: written
-    by two papers or more, their first word mostly there and not in most papers), the claim's first
+    by two papers or more, their first word mostly there and not in most papers), or the paper's
+    pair in its title (a title names the paper's method: "Don't throw away your value model!" for
+    a claim on its "reward model", "value" being too common a word to make a term), the claim's first
     word absent from the paper in any form, the paper's absent from the claim, and the two not
     of one word family ("defend"/"defense"). Two words that met ("craft training environments"
     for "generate training environments") are no term, so a paraphrase passes: of 1,465 authors'
@@ -1314,7 +1346,10 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
         if not counts.is_term(first, head):
             continue
         for other in theirs[head]:
-            if not _one_family(other, first) and counts.is_term(other, head):
+            titled = (other, head) in set(pairwise(_sequence(read.title)))
+            if not _one_family(other, first) and (
+                (titled and counts.is_specific(other)) or counts.is_term(other, head)
+            ):
                 return _swap_reason(read, (other, head), mine)
     return ""
 

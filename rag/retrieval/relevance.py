@@ -99,8 +99,11 @@ class Phrases:
     def is_term(self, first: str, head: str) -> bool:
         """``first head`` is one of the collection's two-word terms (see the class)."""
         together, alone = self.pairs.get((first, head), 0), self.words.get(first, 0)
-        specific = alone <= self.specific * self.papers
-        return together >= self.least and together >= self.bound * alone and specific
+        return together >= self.least and together >= self.bound * alone and self.is_specific(first)
+
+    def is_specific(self, first: str) -> bool:
+        """``first`` is in at most ``specific`` of the papers: "deep" in "deep RL" names no method."""
+        return self.words.get(first, 0) <= self.specific * self.papers
 
 
 @dataclass(frozen=True)

@@ -739,6 +739,31 @@ def test_a_term_of_the_field_swapped_for_the_papers_own_is_not_supported(claim, 
         assert judged.verdict == NOT_SUPPORTED and "practise the skills" in judged.reason
 
 
+@pytest.mark.parametrize(
+    ("title", "abstract", "swapped"),
+    [
+        # the paper's title names its method: a term of the paper's own, however few others write it
+        ("Curious learning for small agents", "Small agents practise the skills they are weak at.", True),
+        # a pair only its abstract writes, and no other paper, is two words that met
+        (
+            "Small agents",
+            "Small agents trained by curious learning practise the skills they are weak at.",
+            False,
+        ),
+    ],
+)
+def test_a_term_of_the_field_swapped_for_the_method_the_papers_title_names_is_not_supported(
+    title, abstract, swapped
+):
+    cited = paper("P8", abstract, title=title)
+    papers = _field(cited)
+    claim = "Small agents trained by imitation learning practise the skills they are weak at [P8]."
+    (judged,) = Checker(FakeRetriever(papers), lambda: papers, AnswerSettings()).check(claim, "md").claims
+    said = "the paper says Curious learning (in its title), the claim imitation learning"
+    assert (said in judged.reason) is swapped
+    assert (judged.verdict == NOT_SUPPORTED) is swapped
+
+
 def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_and_specific():
     from rag.retrieval.relevance import Phrases
 
@@ -914,6 +939,57 @@ def test_little_of_what_the_paper_says_most_of_is_turned_around():
         ["Even a purely length-based reward reproduces most downstream RLHF improvements."],
     )
     assert "most" in found
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "turned"),
+    [
+        (
+            "Calibration error is highest for the smallest students after distillation.",
+            "Calibration error is lowest for the smallest students after distillation.",
+            True,
+        ),
+        (
+            "The forgetting is worst for the adapters with the most parameters per layer.",
+            "The forgetting is most visible for adapters with fewer parameters per layer.",
+            True,
+        ),
+        (  # "at least as well" bounds; it ranks nothing
+            "The sparse model does at least as well as the dense model on reasoning tasks.",
+            "The sparse model is more efficient than the dense model on reasoning tasks.",
+            False,
+        ),
+    ],
+)
+def test_a_superlative_turns_a_finding_around_as_its_comparative_does(claim, sentence, turned):
+    from rag.answer.check import contradiction
+
+    assert bool(contradiction(claim, [sentence])) is turned
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "turned"),
+    [
+        (
+            "Probe accuracy correlates negatively with the depth of the network.",
+            "We find a positive correlation between probe accuracy and the depth of the network.",
+            True,
+        ),
+        # a positive pair is no direction of a result
+        (
+            "Contrastive training pulls the positive pairs of each image together.",
+            "Contrastive training pushes the negative pairs of each image apart.",
+            False,
+        ),
+        ("We position the probe after the last layer.", "A negative result: the probe fails.", False),
+    ],
+)
+def test_a_correlation_said_negative_where_the_paper_finds_it_positive_is_turned_around(
+    claim, sentence, turned
+):
+    from rag.answer.check import contradiction
+
+    assert bool(contradiction(claim, [sentence])) is turned
 
 
 @pytest.mark.parametrize(
