@@ -52,9 +52,13 @@ _FRAME = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 # A leading verb of the frame ("study X", "propose X", "use X") says nothing about the topic.
+# A verb of how research is done ("derive bounds", "develop methods for X") is part of the frame too.
 _VERB = re.compile(
     r"^(?:study|studies|studying|address|propose|use|apply|concern|investigate|explore|tackle|consider|examine"
-    r"|analy[sz]e|involve|focus\s+on|look\s+at|work\s+on|deal\s+with|introduce|present)\s+(?=\S)",
+    r"|analy[sz]e|involve|focus\s+on|look\s+at|work\s+on|deal\s+with|introduce|present"
+    r"|derive|develop|design|provide|prove|establish|leverage|employ|utili[sz]e|adopt|evaluate|assess"
+    r"|compare|characteri[sz]e|improve|extend|discuss|describe|report|build\s+on|rely\s+on|target|solve"
+    r"|handle)\s+(?=\S)",
     re.IGNORECASE,
 )
 # ", and for what kind of content?" asks for detail per paper, not a narrower topic.

@@ -227,9 +227,14 @@ _TOPIC_FILLER = re.compile(
 )
 
 
+# What is left in front of a topic once its filler is gone ("methods for pruning" → "for pruning").
+_LEFT_IN_FRONT = re.compile(r"^(?:for|to|of|on|in)\s+(?=\S)", re.I)
+
+
 def topic_of(text: str) -> str:
-    """A listing topic without its filler words (``watermarking methods`` → ``watermarking``)."""
-    return " ".join(_TOPIC_FILLER.sub(" ", text).split()) or text
+    """A listing topic without its filler words (``watermarking methods`` → ``watermarking``,
+    ``approaches to federated learning`` → ``federated learning``)."""
+    return _LEFT_IN_FRONT.sub("", " ".join(_TOPIC_FILLER.sub(" ", text).split())) or text
 
 
 def papers_on(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:

@@ -48,6 +48,10 @@ def test_phrases_alternatives_and_filler():
         "model compression (pruning and quantization)", "model compression", "pruning", "quantization",
     ]  # fmt: skip
     assert topic_of("new watermarking methods") == "watermarking"
+    # the preposition its filler leaves in front is no part of the topic; a word it starts is
+    assert topic_of("approaches to federated learning") == "federated learning"
+    assert topic_of("methods for pruning") == "pruning"
+    assert topic_of("on-device learning") == "on-device learning"
 
 
 def test_a_term_no_chunk_contains_weighs_most():
