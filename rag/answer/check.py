@@ -920,6 +920,8 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
         # anchor is: every sentence is looked at; so is a win the paper calls narrow.
         if flipped := _needed_without(claim, sentence, paper) or _overstated(claim, sentence):
             return flipped
+        if changed := _changed_the_other_way(claim, sentence):
+            return f"the paper says {changed}: “{sentence}”"
         if rank >= closest:
             continue
         if graded := _graded(claim, sentence):
@@ -1073,6 +1075,77 @@ def _graded(claim: str, sentence: str) -> str:
             if found and f"less {word}" not in other.lower():
                 return found.group(0) if less_side is claim else f"less {word}"
     return ""
+
+
+# A quality made more or less of by a verb ("degrades the model's safety", "improves robustness"),
+# against a comparative of the same quality on the other side ("leaves it safer", "less robust").
+_RAISES = r"(?:improv|increas|enhanc|boost|strengthen|rais)\w*"
+_LOWERS = r"(?:degrad|reduc|decreas|lower|hurt|harm|weaken|impair|compromis|undermin|erod)\w*"
+_CHANGED = re.compile(
+    rf"\b(?:(?P<up>{_RAISES})|(?P<down>{_LOWERS}))\s+(?P<what>(?:[\w'’-]+\s+){{0,3}}[\w-]+)", re.I
+)
+_MORE = re.compile(
+    r"\b(?:more\s+(?P<more>[a-z]{4,})|(?P<er>[a-z]{3,})er\s+than)\b|\bless\s+(?P<less>[a-z]{4,})\b", re.I
+)
+
+
+def _qualities(text: str) -> Iterator[tuple[int, str, str]]:
+    """(+1 or -1, the quality's word, the word the comparative is written with) for each
+    comparative of ``text``: "safer than" → (1, "safer", "safer"), "less fair" → (-1, "fair", "fair")."""
+    for m in _MORE.finditer(text):
+        if m.group("less"):
+            yield -1, m.group("less").lower(), m.group("less")
+        elif m.group("more"):
+            yield 1, m.group("more").lower(), m.group("more")
+        else:
+            yield 1, m.group("er").lower(), m.group("er") + "er"
+
+
+def _same_quality(adjective: str, noun: str) -> bool:
+    """ "safe" and "safety", "robust" and "robustness", "stable" and "stability", "accurate" and
+    "accuracy": one word family (not the comparative's own word: "transform" is no quality of a
+    "transformer than")."""
+    stem = adjective.rstrip("e")
+    if len(stem) < 3:
+        return False
+    nouns = {stem + tail for tail in ("ty", "ety", "ity", "ness", "eness", "ities", "nesses")}
+    if adjective.endswith("ble"):  # stable → stability
+        nouns |= {adjective[:-3] + "bility", adjective[:-3] + "bilities"}
+    if adjective.endswith("ate"):  # accurate → accuracy
+        nouns.add(adjective[:-2] + "cy")
+    if adjective.endswith("ent"):  # efficient → efficiency
+        nouns.add(adjective[:-1] + "cy")
+    return noun.lower() in nouns
+
+
+def _changed_the_other_way(claim: str, sentence: str) -> str:
+    """One side makes a quality more of it ("leaves the model safer than …") where the other
+    changes it the other way ("degrade the model's safety"), both about the same thing (two
+    content words near each in common, as for an antonym): the other side's phrase, or "". A
+    sentence reporting earlier work ("existing methods degrade safety") or negating says nothing
+    of the paper's own finding."""
+    if not _in_own_voice(sentence):
+        return ""
+    for graded, changing in ((claim, sentence), (sentence, claim)):
+        for sign, adjective, written in _qualities(graded):
+            for m in _CHANGED.finditer(changing):
+                if (-1 if m.group("down") else 1) == sign:
+                    continue
+                words = re.findall(r"[\w-]+", m.group("what"))
+                if not any(_same_quality(adjective, w) for w in words):
+                    continue
+                verb = (m.group("up") or m.group("down")).split()[0]
+                near = _context(_stems(graded), _stem_of(written))
+                there = _context(_stems(changing), _stem_of(verb))
+                if len(near & there) >= 2:
+                    return m.group(0) if changing is sentence else written
+    return ""
+
+
+def _stem_of(word: str) -> str:
+    """The stem :func:`_stems` writes for ``word``."""
+    stems = stem_terms(word, frozenset())
+    return stems[0] if stems else word.lower()
 
 
 def _negated(claim: str, sentence: str, evidence: Sequence[str] = ()) -> str:

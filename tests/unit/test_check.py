@@ -993,6 +993,44 @@ def test_a_correlation_said_negative_where_the_paper_finds_it_positive_is_turned
 
 
 @pytest.mark.parametrize(
+    ("claim", "sentence", "says"),
+    [
+        (
+            "Pruning the attention heads leaves the translation model more robust to noisy inputs.",
+            "Pruning the attention heads degrades the translation model's robustness to noisy inputs.",
+            "degrades the translation model's robustness",
+        ),
+        (  # the comparative on the paper's side, the change on the claim's
+            "Data augmentation reduces the stability of training for small vision transformers.",
+            "Data augmentation makes the training of small vision transformers more stable.",
+            "stable",
+        ),
+        # the same way round on both sides, or the quality of another thing, is no opposite
+        (
+            "Pruning the attention heads leaves the translation model more robust to noisy inputs.",
+            "Pruning the attention heads improves the translation model's robustness to noisy inputs.",
+            "",
+        ),
+        (
+            "Pruning the attention heads leaves the translation model more robust to noisy inputs.",
+            "Larger batches degrade robustness in image classifiers.",
+            "",
+        ),
+        (  # what earlier work found is not the paper's finding
+            "Pruning the attention heads leaves the translation model more robust to noisy inputs.",
+            "Existing methods for pruning attention heads degrade the translation model's robustness.",
+            "",
+        ),
+    ],
+)
+def test_a_quality_one_side_makes_more_of_and_the_other_less_turns_the_finding_around(claim, sentence, says):
+    from rag.answer.check import contradiction
+
+    found = contradiction(claim, [sentence])
+    assert (f"the paper says {says}:" in found) if says else not found
+
+
+@pytest.mark.parametrize(
     ("claim", "sentence", "turned"),
     [
         (
