@@ -292,6 +292,13 @@ class TopicSettings(_Group):
         low=1,
         high=1000,
     )
+    small_name_coverage: float = setting(
+        0.5,
+        "in a list of under `topic_small_list` papers, a rare topic word makes a paper core only with "
+        "this share of the topic's IDF-weighted terms (or a dense match above `topic_core_least_z`)",
+        low=0.0,
+        high=1.0,
+    )
     small_list: int = setting(
         300,
         "papers: below this a list is short (the bundled 57) and the conference guards are off",

@@ -22,6 +22,7 @@ _LISTING = re.compile(
       | (?:list|name|show|find|enumerate|give\s+me|get)\s+(?:me\s+)?(?:all\s+|the\s+|any\s+)*
             (?:\w+\s+)?{_PAPERS}\b                                            # list the papers ...
       | (?:what|which)\s+(?:work|research)\s+(?:is|exists)\b                  # what work is there on ...
+      | what\s+(?:else\s+)?is\s+there\s+(?:on|about|regarding|concerning)\b     # what is there on ...
       | (?:is|are)\s+there\s+(?:any\s+)?{_PAPERS}\b                           # are there papers on ...
       | what\s+do\s+(?:the\s+|these\s+)?{_PAPERS}\s+(?:say|contribute|report|propose)\b
       | (?:summari[sz]e|overview|survey)\b                                    # summarize the work on ...
@@ -61,6 +62,16 @@ _VERB = re.compile(
     r"|handle)\s+(?=\S)",
     re.IGNORECASE,
 )
+# A second verb joined to the first: "analyze or exploit X", "study and improve X".
+_AND_VERB = re.compile(r"^(?:or|and)\s+[a-z]+\s+(?=\S)", re.IGNORECASE)
+
+
+def _unverbed(text: str) -> str:
+    """``text`` without the verb of the frame in front (and one joined to it by "or"/"and")."""
+    stripped = _VERB.sub("", text, count=1)
+    return _AND_VERB.sub("", stripped, count=1) if stripped != text else stripped
+
+
 # ", and for what kind of content?" asks for detail per paper, not a narrower topic.
 _TAIL = re.compile(
     r"\s*(?:,\s*and\s+.*|\s+and\s+(?:how|what|why|for\s+what|in\s+what|which)\b.*)?[?.!\s]*$", re.I
@@ -79,7 +90,7 @@ _YEAR = re.compile(r"(?:\b(?:at|from|in|of|since|during)\s+)?\b(?P<year>(?:19|20
 # "What has been published on X?", "What did <venue> publish on X?"
 _PUBLISHED = re.compile(
     r"^\s*what\s+(?:has\s+been|have\s+been|was|were|is|did|does)?\s*(?:\w+\s+)?publish(?:ed)?\s+"
-    r"(?:on|about|regarding)\s+(?P<topic>.+)$",
+    rf"(?:here\s+|so\s+far\s+|(?:in|from)\s+{_KEPT_IN}\s+)?(?:on|about|regarding)\s+(?P<topic>.+)$",
     re.IGNORECASE,
 )
 # "recent work on X", "papers on X", "research about X"
@@ -164,6 +175,12 @@ _CATALOGUE = re.compile(
     rf"^\s*(?:(?:which|what)\s+{_PAPERS}|(?:list|name|show|find|enumerate|give\s+me|get)\b|(?:is|are)\s+there\b)",
     re.IGNORECASE,
 )
+# What links "papers" to their topic: "papers with medical applications", "work involving VLMs".
+_LINKING = re.compile(
+    r"^(?:with|involving|proposing|covering|using|on|about|regarding|concerning)\s+(?=\S)", re.IGNORECASE
+)
+# Where the papers are kept, after the topic: "… in this list", "… here".
+_KEPT_HERE = re.compile(rf"\s+(?:here|(?:in|from)\s+{_KEPT_IN})$", re.IGNORECASE)
 # Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
 _LEADING = re.compile(r"^(?:(?:the|all|any|recent|new|latest|current|existing)\s+)+", re.IGNORECASE)
 _TRAILING = re.compile(
@@ -197,8 +214,10 @@ class Intent:
 
 
 def clean_topic(topic: str) -> str:
-    """A topic without the words that frame it: "the deep RL papers" → "deep RL"."""
+    """A topic without the words that frame it: "the deep RL papers" → "deep RL"; "papers with
+    medical applications" → "medical applications"; "the fairness work in this list" → "fairness"."""
     text = re.sub(r"\s+(?:papers|works)\s+(?=\()", " ", " ".join(topic.split()), flags=re.IGNORECASE)
+    text = _KEPT_HERE.sub("", _LINKING.sub("", text.strip(" ,;:?.!")))
     cleaned = _TRAILING.sub("", _LEADING.sub("", text.strip(" ,;:?.!")))
     return cleaned or topic.strip(" ?")
 
@@ -238,7 +257,7 @@ def classify(question: str) -> Intent:
         return intent
     if _LISTING.match(rest):
         unframed = _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:")
-        framed = _VERB.sub("", unframed)
+        framed = _unverbed(unframed)
         topic = _TRAILING.sub("", _LEADING.sub("", framed.strip(" ,;:?.!")))
         # Where the papers are kept, with no verb or preposition saying it is their subject
         # (not "Which papers study the index?", "… are about the library?"): a catalogue.
@@ -251,7 +270,7 @@ def classify(question: str) -> Intent:
     bare = _ASK.sub("", _TAIL.sub("", rest))
     for pattern in (_PUBLISHED, _WORK_ON, _NOUN_PAPERS):
         if (match := pattern.match(bare)) and not (pattern is _NOUN_PAPERS and _QUESTION_START.match(bare)):
-            topic = clean_topic(_VERB.sub("", match.group("topic")))
+            topic = clean_topic(_unverbed(match.group("topic")))
             if _LEADING.fullmatch(topic + " "):  # "recent papers", "the latest work": no subject
                 return Intent("factoid")
             return Intent("listing", topic, venue, year)

@@ -237,6 +237,12 @@ def score_papers(
     limit = max(2, tuning.rare_share * n)
     rare = [t for t, d in df.items() if 0 < d <= limit and any(t in part for part in written)]
     named = np.array([any(t in present for t in rare) for present in term_sets]) & (z_topic > 0)
+    if n < tuning.small_list:
+        # In a short list, a word two papers write is rare without naming anything ("medical",
+        # "concepts"): such a match is core only with much of the topic's weighted terms, or a
+        # strong dense match ("segment tumours in medical images" is not a fairness paper's
+        # topic for its one "medical").
+        named &= (coverage >= tuning.small_name_coverage) | (z_topic >= tuning.core_least_z)
     # A topic's words in a paper less similar to the topic than the collection's median paper are
     # a passing mention ("interpretable" in a paper on something else), not the paper's subject.
     # (In a short list the median is no yardstick: there every paper naming the topic counts.)

@@ -19,6 +19,13 @@ from rag.answer.intent import classify
         # a verb of how research is done frames the topic, as "study" does
         ("Which papers derive regret bounds for contextual bandits?", "regret bounds for contextual bandits"),
         ("Which papers develop defenses against jailbreaks?", "defenses against jailbreaks"),
+        ("Which papers analyze or improve optimizers for transformers?", "optimizers for transformers"),
+        # how else researchers ask, and where the papers are kept, are no part of the topic
+        ("What is there on federated learning?", "federated learning"),
+        ("What has been published here on model merging?", "model merging"),
+        ("Are there papers with clinical applications?", "clinical applications"),
+        ("Give me an overview of the fairness work in this list.", "fairness"),
+        ("Summarize the work involving vision-language models.", "vision-language models"),
     ],
 )
 def test_listing_questions_are_recognised_with_their_topic(question, topic):

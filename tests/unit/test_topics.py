@@ -266,3 +266,24 @@ def test_a_rare_word_of_a_topic_another_word_of_which_no_paper_writes_names_noth
     terms[20] = ["dark", "energy"]
     _, core, _ = score_papers(topic[None, :], [["dark", "matter"]], vectors, terms, tuning=TUNING)
     assert core[:3].all()
+
+
+def test_in_a_short_list_a_rare_word_alone_makes_no_core_paper_without_more_of_the_topic():
+    from rag.retrieval.topics import score_papers
+
+    # 57 papers on "segment tumours in medical images": paper 0 writes only its rare word
+    # "medical" and is a little nearer the topic than most; paper 1 writes it too and is a strong
+    # dense match; paper 2, as near as paper 0, writes most of the topic's words
+    topic, vectors, terms = _conference(1, {(1, 2): 3.0}, n=57)
+    terms[0] = ["fair", "semi", "supervis", "medic", "data"]
+    terms[1] = ["medic", "scan", "model"]
+    terms[2] = ["segment", "tumour", "imag", "organ"]
+    parts_terms = [["segment", "tumour", "medic", "imag"]]
+    _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, tuning=TUNING)
+    assert not core[0] and core[1] and core[2]
+    # in a conference a rare word is a name: there the same paper 0 is core
+    topic, vectors, terms = _conference(1, {}, n=400)
+    terms[0] = ["fair", "semi", "supervis", "medic", "data"]
+    terms[9] = ["segment", "tumour", "imag"]  # every word of the topic is written somewhere
+    _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, tuning=TUNING)
+    assert core[0]
