@@ -299,6 +299,13 @@ class TopicSettings(_Group):
         low=0.0,
         high=1.0,
     )
+    small_join_z: float = setting(
+        1.0,
+        "in a list of under `topic_small_list` papers, a strong dense match joins a small core only this "
+        "near (robust z) to one of its papers",
+        low=-20.0,
+        high=20.0,
+    )
     small_list: int = setting(
         300,
         "papers: below this a list is short (the bundled 57) and the conference guards are off",

@@ -12,7 +12,11 @@ conference's subfield. So selection learns the subfield from the collection at q
    one rarely, as the field writes it (:data:`GLOSSARY`). In a conference, a core too small to
    learn from (under ``topic_core_least`` papers: few papers write "deep learning theory") is
    topped up with the topic's strongest dense matches (as near it as the median paper naming
-   it, so a niche topic is not padded). A topic no paper names has no
+   it, so a niche topic is not padded). In a short list (the bundled 57), a core under
+   ``topic_min_core_small`` is listed with the dense matches nearer the topic than every paper
+   naming it and near one of them ("embed watermarks": one of four watermarking papers says it
+   so). A rare word of the topic makes a core paper there only with more of the topic in it
+   (see :func:`score_papers`). A topic no paper names has no
    core, and nothing is selected (a listing then abstains), unless a paper is a strong dense match
    on its own.
 2. **Neighbourhood**: every paper of the collection (the paper table, one unit vector per paper)
@@ -249,7 +253,9 @@ def score_papers(
     meant = z_topic > 0 if n >= tuning.small_list else np.ones(n, dtype=bool)
     core = ((phrase | named) & meant) | ((coverage >= tuning.core_coverage) & (z_topic > tuning.core_z))
     core |= _uses_any(expansions, terms, term_sets, z_topic, tuning) & (z_topic > 0)
-    if core.any() and n >= tuning.small_list and core.sum() < tuning.core_least:
+    small = n < tuning.small_list
+    joined = np.zeros(n, dtype=bool)
+    if core.any() and core.sum() < (tuning.min_core_small if small else tuning.core_least):
         # Too few papers name the topic to learn its subfield from ("deep learning theory" is
         # written "generalization bounds", "over-parameterized networks"): the strongest dense
         # matches join them, so the vocabulary and the stop have a core to come from.
@@ -259,11 +265,24 @@ def score_papers(
         # than the median paper): with the core alone, one core paper set the bar at its own match
         # ("deep learning theory" at ICLR 2022: one core paper, 52 with its words, 2 selected).
         naming = core | ((coverage >= tuning.core_coverage) & meant)
-        bar = max(tuning.core_least_z, float(np.median(z_topic[naming])))
-        strong = np.flatnonzero((z_topic > bar) & ~core)
+        # In a short list, nearer it than every paper naming it: a median of two or three is no yardstick.
+        typical = np.max if small else np.median
+        bar = max(tuning.core_least_z, float(typical(z_topic[naming])))
+        strong = (z_topic > bar) & ~core
+        if small:
+            # ... and near its papers: "conformal prediction" is nearer to papers predicting other
+            # things than to the two papers on it, which no other paper is near.
+            nearest = (vectors @ vectors[np.flatnonzero(core)].T).max(axis=1)
+            strong &= _robust_z(nearest) > tuning.small_join_z
+        strong = np.flatnonzero(strong)
         joining = strong[np.argsort(-z_topic[strong], kind="stable")][: tuning.core_least - int(core.sum())]
-        core = core.copy()
-        core[joining] = True
+        if small:
+            # In a short list they are listed but learn nothing: a core of five or more would take
+            # the fence's stop, which in a list of 57 reaches half of it.
+            joined[joining] = True
+        else:
+            core = core.copy()
+            core[joining] = True
     if not core.any():
         core = similarity >= tuning.strong_similarity
     if not core.any():
@@ -285,23 +304,30 @@ def score_papers(
     if len(members) >= tuning.min_core:
         uses, vocabulary = core_vocabulary(core, terms, tuning)
         score = score + tuning.weight_vocabulary * _robust_z(uses)
-    return score, core, {"similarity": similarity, "z": z_topic, "vocabulary": vocabulary}
+    details = {"similarity": similarity, "z": z_topic, "vocabulary": vocabulary, "joined": joined}
+    return score, core, details
 
 
 def selected(
-    score: np.ndarray, core: np.ndarray, z_topic: np.ndarray | None = None, *, tuning: TopicSettings
+    score: np.ndarray,
+    core: np.ndarray,
+    z_topic: np.ndarray | None = None,
+    joined: np.ndarray | None = None,
+    *,
+    tuning: TopicSettings,
 ) -> np.ndarray:
     """Indices on the topic, best first: every core paper, and every paper scoring at least
     Tukey's lower fence of the core's scores (or, in a conference, at least ``topic_floor_share``
     of its first quartile when that is lower) that, in a conference, has ``z_topic`` >
-    ``topic_near_z`` (by default: nearer the topic than the collection's median paper)."""
+    ``topic_near_z`` (by default: nearer the topic than the collection's median paper). A core
+    too small to learn from is the selection, with the strong dense matches that ``joined`` it."""
     import numpy as np
 
     if not core.any():
         return np.zeros(0, dtype=int)
     small = len(score) < tuning.small_list  # a short list: the conference guards are off
     if core.sum() < (tuning.min_core_small if small else tuning.min_core):  # too few to learn from
-        members = np.flatnonzero(core)
+        members = np.flatnonzero(core if joined is None else core | joined)
         return members[np.argsort(-score[members], kind="stable")]
     inside = score[core]
     low, high = np.percentile(inside, [25, 75])
@@ -434,6 +460,6 @@ def rank_topic(
     extra = [lexical_sequence(e) for e in expansions]
     parts_terms = [lexical_sequence(p) for p in parts]
     score, core, details = score_papers(part_vectors, parts_terms, vectors, terms, extra, tuning=tuning)
-    order = selected(score, core, details.get("z"), tuning=tuning)
+    order = selected(score, core, details.get("z"), details.get("joined"), tuning=tuning)
     order, likely = likely_first(order, score, core, tuning=tuning)
     return Ranking(order, score, details["similarity"], int(core.sum()), likely)

@@ -287,3 +287,23 @@ def test_in_a_short_list_a_rare_word_alone_makes_no_core_paper_without_more_of_t
     terms[9] = ["segment", "tumour", "imag"]  # every word of the topic is written somewhere
     _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, tuning=TUNING)
     assert core[0]
+
+
+def test_in_a_short_list_a_small_core_is_listed_with_the_stronger_dense_matches_near_its_papers():
+    from rag.retrieval.topics import score_papers
+
+    topic, vectors, terms = _conference(4, {}, n=57)
+    basis = np.eye(32, dtype=np.float32)
+    # paper 0 names the topic and is about something else too; paper 1 is nearer the topic than
+    # paper 0 and close to it (a paper on the topic in other words); paper 2 is nearer still but
+    # far from paper 0 (near the topic's words in meaning, on another subject)
+    vectors[0] = basis[0] + 2.0 * basis[1]
+    vectors[1] = basis[0] + 1.5 * basis[1]
+    vectors[2] = basis[0] + 0.5 * basis[2] - 0.3 * basis[1]
+    vectors[:3] /= np.linalg.norm(vectors[:3], axis=1, keepdims=True)
+    terms[0] = ["embed", "watermark", "audio"]
+    score, core, details = score_papers(
+        topic[None, :], [["embed", "watermark"]], vectors, terms, tuning=TUNING
+    )
+    assert list(np.flatnonzero(core)) == [0]  # the two others learn nothing: the core stays one paper
+    assert set(selected(score, core, details["z"], details["joined"], tuning=TUNING)) == {0, 1}
