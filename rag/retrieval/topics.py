@@ -132,6 +132,9 @@ def _uses_any(
     import numpy as np
 
     n = len(terms)
+    # A tenth of a short list is a handful of papers: "attack" in 9 of 57 is no term of
+    # "membership inference attacks" (there was a floor of 10 papers, which only short lists reach).
+    common = 0.1 * n
     found = np.zeros(n, dtype=bool)
     for phrase in expansions:
         if not phrase:
@@ -139,7 +142,7 @@ def _uses_any(
         has = np.array([all(t in present for t in phrase) for present in term_sets])
         if len(phrase) > 1:
             has &= np.array([bool(h) and _phrase_in(phrase, terms[i]) for i, h in enumerate(has)])
-        if 2 <= has.sum() <= max(0.1 * n, 10) and float(np.median(z_topic[has])) > tuning.expansion_z:
+        if 2 <= has.sum() <= common and float(np.median(z_topic[has])) > tuning.expansion_z:
             found |= has
     return found
 

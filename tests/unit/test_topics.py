@@ -307,3 +307,22 @@ def test_in_a_short_list_a_small_core_is_listed_with_the_stronger_dense_matches_
     )
     assert list(np.flatnonzero(core)) == [0]  # the two others learn nothing: the core stays one paper
     assert set(selected(score, core, details["z"], details["joined"], tuning=TUNING)) == {0, 1}
+
+
+def test_in_a_short_list_a_term_the_model_named_that_a_tenth_of_the_papers_use_adds_no_core_paper():
+    from rag.retrieval.topics import score_papers
+
+    # 57 papers, the first twelve near the topic; "attack" is in nine papers (five alone, three in
+    # "inference attack", and the one paper naming the topic)
+    topic, vectors, terms = _conference(5, {(0, 12): 3.0}, n=57)
+    for i in range(5):
+        terms[i] = ["attack", "model", f"w{i}"]
+    for i in range(9, 12):
+        terms[i] = ["infer", "attack", f"w{i}"]
+    terms[20] = ["membership", "infer", "attack"]  # the one paper naming the topic
+    parts_terms = [["membership", "infer", "attack"]]
+    _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, [["attack"]], tuning=TUNING)
+    assert not core[:5].any()
+    named = [["infer", "attack"]]
+    _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, named, tuning=TUNING)
+    assert core[9:12].all() and not core[:5].any()
