@@ -604,16 +604,22 @@ _SUPERLATIVES = {
     "stronger": "strongest", "weaker": "weakest", "faster": "fastest", "slower": "slowest",
     "longer": "longest", "shorter": "shortest", "easier": "easiest", "harder": "hardest",
 }  # fmt: skip
-_OPPOSITES += [
+_OPPOSITES += [  # only a comparative against a comparative: "improves" / "the lowest perplexity" agree
     (x, y)
     for a, b in list(_OPPOSITES)
-    if a in _SUPERLATIVES or b in _SUPERLATIVES
-    for x in (a, _SUPERLATIVES.get(a))
-    for y in (b, _SUPERLATIVES.get(b))
-    if x and y and (x, y) not in _OPPOSITES
+    if a in _SUPERLATIVES and b in _SUPERLATIVES
+    for x in (a, _SUPERLATIVES[a])
+    for y in (b, _SUPERLATIVES[b])
+    if (x, y) not in _OPPOSITES
 ]
-# "at least as well", "at most 10%": a bound, no superlative.
-_BOUND = re.compile(r"\bat\s+(?:least|most)\b", re.I)
+_RANKING = frozenset(_SUPERLATIVES.values())
+# Superlatives that rank nothing: a bound ("at least as well", "at most 10%") or an idiom.
+_NO_SUPERLATIVE = re.compile(
+    r"\bat\s+(?:the\s+(?:very\s+)?)?(?:least|most)\b|\bthe\s+best\s+of\s+(?:our|my|their)\s+knowledge\b"
+    r"|\bbest[\s-]known\b|\bworst[\s-]case\b|\bleast[\s-]squares?\b|\bmost\s+of\b|\bfor\s+the\s+most\s+part\b"
+    r"|\bmost\s+likely\b|\blast\s+but\s+not\s+least\b",
+    re.I,
+)
 # Words either side of an antonym that show what it is about ("lowered the agreement among
 # annotators" / "increased the inter-annotator agreement"): an antonym counts only where claim and
 # sentence share one, so "far less predictable" is no answer to "16x more compute".
@@ -771,12 +777,12 @@ class _Read:
     papers thousands of times (a 2,200-claim thesis spent most of its time re-reading them)."""
 
     text: str  # title, label and abstract as plain text
-    title: str
     terms: frozenset[str]  # their lexical terms
     stated: frozenset[str]  # the numbers they state, and the year
     sentences: tuple[str, ...]  # the abstract's sentences
     words: tuple[frozenset[str], ...]  # each sentence's lexical terms
     pairs: frozenset[tuple[str, str]]  # adjacent lexical terms within the title, the label or a sentence
+    title_pairs: frozenset[tuple[str, str]]  # terms the title writes side by side, nothing between
     sequence: tuple[str, ...]  # the lexical terms of title, label and abstract in order
 
 
@@ -787,14 +793,29 @@ def _read(paper: Paper) -> _Read:
     sentences = tuple(split_sentences(plain_text(paper.abstract)) or [paper.abstract])
     return _Read(
         text,
-        paper.title,
         frozenset(paper_terms(paper)),
         frozenset(stated),
         sentences,
         tuple(frozenset(_sequence(s)) for s in sentences),
         frozenset(p for part in (paper.title, paper.label, *sentences) for p in pairwise(_sequence(part))),
+        _side_by_side(paper.title),
         _sequence(text),
     )
+
+
+def _side_by_side(text: str) -> frozenset[tuple[str, str]]:
+    """Pairs of lexical terms ``text`` writes next to each other, with no stop word or punctuation
+    between ("value model" in "Don't throw away your value model!", not "matters learning" in
+    "Why memory matters for learning")."""
+    pairs: set[tuple[str, str]] = set()
+    previous: list[str] = []
+    for token in re.findall(r"[\w'’-]+|[^\w\s]", text):
+        stems = lexical_terms(token) if re.match(r"\w", token) else []
+        pairs.update(pairwise(stems))  # "Value-guided"
+        if previous and stems:
+            pairs.add((previous[-1], stems[0]))
+        previous = stems
+    return frozenset(pairs)
 
 
 def _unsaid(claim: str, names: list[str], paper: Paper, present: set[str]) -> list[str]:
@@ -878,15 +899,18 @@ def _stems(text: str) -> str:
 def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     """How the evidence sentences say the opposite of the claim, or "".
 
-    Four shapes, all lexical: an antonym (the claim's "weaker" where the paper writes "stronger",
-    each next to two words the other side has next to it, so that both speak of the same thing);
-    a need on one side that the other does without ("depends on fine-tuning" / "requires no
-    fine-tuning"); a negation the other side lacks in front of the same words ("they do not
-    spontaneously make ..."); and a comparison turned around ("A is worse than B" where the paper
-    writes "B is worse than A", or "A outperforms B" where it writes "B, outperforming A").
-    ``evidence`` is ranked, closest to the claim first: the antonym and the need are looked for in
-    every sentence (the words they share say what they are about), the other two shapes only
-    in the ``closest`` sentences, as they say nothing of what they are about ("less than 1% of the
+    Its shapes, all lexical: an antonym (the claim's "weaker" where the paper writes "stronger", a
+    superlative as its comparative, each next to two words the other side has next to it, so that
+    both speak of the same thing); a need on one side that the other does without ("depends on
+    fine-tuning" / "requires no fine-tuning"); a clear win the paper calls narrow; a quality one
+    side makes more of where the other changes it the other way ("leaves it safer" / "degrades
+    its safety", :func:`_changed_the_other_way`); "less fair" against "fairer"; a negation the
+    other side lacks in front of the same words ("they do not spontaneously make ..."); and a
+    comparison turned around ("A is worse than B" where the paper writes "B is worse than A", or
+    "A outperforms B" where it writes "B, outperforming A"). ``evidence`` is ranked, closest to
+    the claim first: the antonym, the need, the narrow win and the changed quality are looked for
+    in every sentence (the words they share say what they are about), the other shapes only in
+    the ``closest`` sentences, as they say nothing of what they are about ("less than 1% of the
     parameters" is not turned around by "more than 20 datasets" elsewhere in the abstract).
     Abstracts set earlier work against their own, so a paper that also writes the claim's side
     (its word as near the claim as the opposite, or the negated words plainly) has said both, and
@@ -943,6 +967,10 @@ class _OneForm:
     not_of: frozenset[str] = frozenset()
 
 
+# "positive" and "negative" turn a finding around said of a correlation or an effect ("correlates
+# negatively", "a positive correlation"), not of a rate, a class or a pair ("false positive rate").
+_RELATION = r"(?:correlat\w*|associat\w*|relationship|effects?|impacts?|influence)"
+_RELATED = r"(?:correlat\w*|associat\w*|relat\w*)"
 # "lowers accuracy" turns "improves accuracy" around; a "lower bound" or "lower complexity" does
 # not, nor "lowers the error" (lower is better there). "recovers little of the gain" turns "most of
 # the gain" around; "little understanding" of one thing, "at most 10%" and "the most information"
@@ -960,10 +988,9 @@ _ONE_FORM = {
     ),
     frozenset({"posit", "negat"}): _OneForm(
         {
-            "posit": re.compile(r"\bpositive(?:ly)?\b", re.I),
-            "negat": re.compile(r"\bnegative(?:ly)?\b", re.I),
-        },
-        frozenset(stem_terms("pair pairs sample samples example examples instance label", frozenset())),
+            "posit": re.compile(rf"\bpositive(?:ly)?\s+{_RELATION}|\b{_RELATED}\s+positive(?:ly)?\b", re.I),
+            "negat": re.compile(rf"\bnegative(?:ly)?\s+{_RELATION}|\b{_RELATED}\s+negative(?:ly)?\b", re.I),
+        }
     ),
     frozenset({"littl", "most"}): _OneForm(
         {
@@ -976,10 +1003,11 @@ _ONE_FORM = {
 
 def _opposed(mine: str, claim: str, theirs: str, sentence: str) -> bool:
     """The claim's ``mine`` and the sentence's ``theirs`` oppose as written (:data:`_ONE_FORM`):
-    each in its form, and neither said of what makes them agree (the two words after it)."""
+    each in its form, and neither said of what makes them agree (the two words after it); a
+    superlative written only in a bound or an idiom (:data:`_NO_SUPERLATIVE`) ranks nothing."""
     for word, text in ((mine, claim), (theirs, sentence)):
-        if word in ("least", "most") and not re.search(rf"\b{word}\b", _BOUND.sub(" ", text), re.I):
-            return False  # written only as a bound
+        if word in _RANKING and not re.search(rf"\b{word}", _NO_SUPERLATIVE.sub(" ", text), re.I):
+            return False
     pair = _ONE_FORM.get(frozenset({mine, theirs}))
     if pair is None:
         return True
@@ -1079,32 +1107,43 @@ def _graded(claim: str, sentence: str) -> str:
 
 # A quality made more or less of by a verb ("degrades the model's safety", "improves robustness"),
 # against a comparative of the same quality on the other side ("leaves it safer", "less robust").
-_RAISES = r"(?:improv|increas|enhanc|boost|strengthen|rais)\w*"
-_LOWERS = r"(?:degrad|reduc|decreas|lower|hurt|harm|weaken|impair|compromis|undermin|erod)\w*"
+# The verbs as verbs ("harmless", "a lower bound" change nothing), their object right after them,
+# past determiners, possessives and up to two modifiers ("improves MLLMs' adversarial robustness";
+# "raises concerns about their safety" raises no safety), and not a cost of the quality ("reduces
+# the robustness gap").
+_RAISES = r"(?:improv|increas|enhanc|rais)(?:e|es|ed|ing)\b|\b(?:boost|strengthen)(?:s|ed|ing)?\b"
+_LOWERS = (
+    r"(?:degrad|reduc|decreas|compromis|undermin|erod)(?:e|es|ed|ing)\b"
+    r"|\b(?:lower|weaken|impair)(?:s|ed|ing)\b|\b(?:harm|hurt)(?:s|ed|ing)?\b"
+)
+_OBJECT_WORD = r"(?!(?:about|of|on|in|for|with|to|from|by|at|over|into|than|and|or|but)\b)[\w'’-]+\s+"
 _CHANGED = re.compile(
-    rf"\b(?:(?P<up>{_RAISES})|(?P<down>{_LOWERS}))\s+(?P<what>(?:[\w'’-]+\s+){{0,3}}[\w-]+)", re.I
+    rf"\b(?:(?P<up>{_RAISES})|(?P<down>{_LOWERS}))\s+(?P<what>(?:{_OBJECT_WORD}){{0,3}}[\w-]+)", re.I
+)
+_COST = re.compile(
+    r"(?:gaps?|loss(?:es)?|drops?|risks?|concerns?|costs?|bounds?|penalt(?:y|ies)|violations?)$", re.I
 )
 _MORE = re.compile(
     r"\b(?:more\s+(?P<more>[a-z]{4,})|(?P<er>[a-z]{3,})er\s+than)\b|\bless\s+(?P<less>[a-z]{4,})\b", re.I
 )
 
 
-def _qualities(text: str) -> Iterator[tuple[int, str, str]]:
-    """(+1 or -1, the quality's word, the word the comparative is written with) for each
-    comparative of ``text``: "safer than" → (1, "safer", "safer"), "less fair" → (-1, "fair", "fair")."""
+def _qualities(text: str) -> Iterator[tuple[int, str, re.Match[str]]]:
+    """(+1 or -1, the quality's stem, the comparative as written) for each comparative of
+    ``text``: "safer than" → (1, "saf", …), "more robust" → (1, "robust", …), "less fair" → (-1,
+    "fair", …)."""
     for m in _MORE.finditer(text):
         if m.group("less"):
-            yield -1, m.group("less").lower(), m.group("less")
-        elif m.group("more"):
-            yield 1, m.group("more").lower(), m.group("more")
+            yield -1, m.group("less").lower(), m
         else:
-            yield 1, m.group("er").lower(), m.group("er") + "er"
+            yield 1, (m.group("more") or m.group("er")).lower(), m
 
 
 def _same_quality(adjective: str, noun: str) -> bool:
-    """ "safe" and "safety", "robust" and "robustness", "stable" and "stability", "accurate" and
-    "accuracy": one word family (not the comparative's own word: "transform" is no quality of a
-    "transformer than")."""
+    """ "safe" (or the comparative's stem "saf") and "safety", "robust" and "robustness",
+    "stable" and "stability", "accurate" and "accuracy": a noun of the adjective's family. The
+    adjective itself is no such noun (no suffix below is empty), so a "transformer than" names no
+    quality "transformation"."""
     stem = adjective.rstrip("e")
     if len(stem) < 3:
         return False
@@ -1121,25 +1160,71 @@ def _same_quality(adjective: str, noun: str) -> bool:
 def _changed_the_other_way(claim: str, sentence: str) -> str:
     """One side makes a quality more of it ("leaves the model safer than …") where the other
     changes it the other way ("degrade the model's safety"), both about the same thing (two
-    content words near each in common, as for an antonym): the other side's phrase, or "". A
-    sentence reporting earlier work ("existing methods degrade safety") or negating says nothing
-    of the paper's own finding."""
-    if not _in_own_voice(sentence):
+    content words near each in common, as for an antonym): the other side's phrase, or "".
+
+    Not when either side negates or the sentence reports earlier work ("existing methods degrade
+    safety"), when the sentence also says the claim's way round ("Pruning degrades robustness,
+    while distillation leaves the student more robust"), nor when what the change is said of is
+    what the comparative is set against ("Dense models remain more robust than pruned models" /
+    "Pruning degrades robustness")."""
+    if not _in_own_voice(sentence) or _negates(claim):
         return ""
     for graded, changing in ((claim, sentence), (sentence, claim)):
-        for sign, adjective, written in _qualities(graded):
+        for sign, adjective, comparative in _qualities(graded):
             for m in _CHANGED.finditer(changing):
-                if (-1 if m.group("down") else 1) == sign:
+                if (-1 if m.group("down") else 1) == sign or not (said := _changed_quality(m, adjective)):
                     continue
-                words = re.findall(r"[\w-]+", m.group("what"))
-                if not any(_same_quality(adjective, w) for w in words):
+                if _says_both(sentence, adjective, sign if changing is sentence else -sign):
                     continue
-                verb = (m.group("up") or m.group("down")).split()[0]
-                near = _context(_stems(graded), _stem_of(written))
+                if _set_against(changing[: m.start()], _against(graded, comparative)):
+                    continue
+                verb = m.group("up") or m.group("down")
+                near = _context(_stems(graded), _stem_of(comparative.group(0).split()[-1]))
                 there = _context(_stems(changing), _stem_of(verb))
                 if len(near & there) >= 2:
-                    return m.group(0) if changing is sentence else written
+                    return said if changing is sentence else comparative.group(0).removesuffix(" than")
     return ""
+
+
+def _changed_quality(change: re.Match[str], adjective: str) -> str:
+    """The change (a :data:`_CHANGED` match) as far as the noun of ``adjective``'s quality it is
+    made to ("degrades the model's robustness"), or "" when it changes another thing or a cost of
+    the quality ("reduces the robustness gap")."""
+    words = change.group("what").split()
+    for n, word in enumerate(words):
+        if _same_quality(adjective, word.strip("'’")):
+            if n + 1 < len(words) and _COST.match(words[n + 1]):
+                return ""
+            verb = change.group("up") or change.group("down")
+            return " ".join([verb, *words[: n + 1]])
+    return ""
+
+
+def _says_both(sentence: str, adjective: str, sign: int) -> bool:
+    """The sentence also says the quality changes the ``sign`` way (the claim's): in a comparative
+    or with a verb."""
+    if any(s == sign and a == adjective for s, a, _ in _qualities(sentence)):
+        return True
+    return any(
+        (-1 if m.group("down") else 1) == sign and _changed_quality(m, adjective)
+        for m in _CHANGED.finditer(sentence)
+    )
+
+
+def _against(text: str, comparative: re.Match[str]) -> str:
+    """What ``text`` sets its comparative against: the words after its "than" ("" when none)."""
+    rest = text[comparative.end() :]
+    if comparative.group(0).lower().endswith("than"):
+        return rest
+    found = re.match(r"\s+than\b(.*)", rest, re.S)
+    return found.group(1) if found else ""
+
+
+def _set_against(before_change: str, after_than: str) -> bool:
+    """What the change is said of (the content words before its verb) is what the comparative is
+    set against (the words after its "than")."""
+    subject = set(_sequence(before_change)[-3:])
+    return bool(after_than) and bool(subject & set(_sequence(after_than)[:3]))
 
 
 def _stem_of(word: str) -> str:
@@ -1419,7 +1504,7 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
         if not counts.is_term(first, head):
             continue
         for other in theirs[head]:
-            titled = (other, head) in set(pairwise(_sequence(read.title)))
+            titled = (other, head) in read.title_pairs
             if not _one_family(other, first) and (
                 (titled and counts.is_specific(other)) or counts.is_term(other, head)
             ):

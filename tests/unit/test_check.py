@@ -744,6 +744,13 @@ def test_a_term_of_the_field_swapped_for_the_papers_own_is_not_supported(claim, 
     [
         # the paper's title names its method: a term of the paper's own, however few others write it
         ("Curious learning for small agents", "Small agents practise the skills they are weak at.", True),
+        # words a title sets apart ("matters for learning"), or a common word in front of the
+        # head ("Deep learning"), name no method
+        (
+            "Why curious agents matter for learning",
+            "Small agents practise the skills they are weak at.",
+            False,
+        ),
         # a pair only its abstract writes, and no other paper, is two words that met
         (
             "Small agents",
@@ -762,6 +769,19 @@ def test_a_term_of_the_field_swapped_for_the_method_the_papers_title_names_is_no
     said = "the paper says Curious learning (in its title), the claim imitation learning"
     assert (said in judged.reason) is swapped
     assert (judged.verdict == NOT_SUPPORTED) is swapped
+
+
+def test_a_title_term_whose_first_word_most_papers_write_swaps_nothing():
+    cited = paper(
+        "P8", "Small agents practise the skills they are weak at.", title="Deep learning for small agents"
+    )
+    claim = "Small agents trained by imitation learning practise the skills they are weak at [P8]."
+    deep = [paper(f"D{i}", f"Deep networks for task {i}.") for i in range(20)]  # "deep" in over 30%
+    for papers, swapped in ((_field(cited), True), (_field(cited) + deep, False)):
+        (judged,) = (
+            Checker(FakeRetriever(papers), lambda p=papers: p, AnswerSettings()).check(claim, "md").claims
+        )
+        assert ("the paper says Deep learning (in its title)" in judged.reason) is swapped
 
 
 def test_a_pair_is_a_term_only_when_written_by_several_papers_mostly_together_and_specific():
@@ -959,6 +979,27 @@ def test_little_of_what_the_paper_says_most_of_is_turned_around():
             "The sparse model is more efficient than the dense model on reasoning tasks.",
             False,
         ),
+        # idioms rank nothing, and a verb of change is no comparative ("improves" / "the lowest")
+        (
+            "The method performs worse on long document retrieval benchmarks.",
+            "To the best of our knowledge, this is the first method for long document retrieval benchmarks.",
+            False,
+        ),
+        (
+            "The regret bound of the algorithm holds in the worst case for linear bandits.",
+            "We prove the best known regret bound of the algorithm for linear bandits.",
+            False,
+        ),
+        (
+            "Kernel regression needs more samples in high dimensions.",
+            "We analyze kernel least squares regression with few samples in high dimensions.",
+            False,
+        ),
+        (
+            "Distillation improves the perplexity of small students on long inputs.",
+            "Distillation reaches the lowest perplexity for small students on long inputs.",
+            False,
+        ),
     ],
 )
 def test_a_superlative_turns_a_finding_around_as_its_comparative_does(claim, sentence, turned):
@@ -975,13 +1016,22 @@ def test_a_superlative_turns_a_finding_around_as_its_comparative_does(claim, sen
             "We find a positive correlation between probe accuracy and the depth of the network.",
             True,
         ),
-        # a positive pair is no direction of a result
+        # a positive pair, rate or sentiment is no direction of a result, nor is a position
         (
             "Contrastive training pulls the positive pairs of each image together.",
             "Contrastive training pushes the negative pairs of each image apart.",
             False,
         ),
-        ("We position the probe after the last layer.", "A negative result: the probe fails.", False),
+        (
+            "The detector lowers the false positive rate on the ImageNet benchmark.",
+            "The detector lowers the false negative rate on the ImageNet benchmark.",
+            False,
+        ),
+        (
+            "We position the probe after the last layer of the network.",
+            "The probe after the last layer of the network has a negative effect on accuracy.",
+            False,
+        ),
     ],
 )
 def test_a_correlation_said_negative_where_the_paper_finds_it_positive_is_turned_around(
@@ -1003,7 +1053,12 @@ def test_a_correlation_said_negative_where_the_paper_finds_it_positive_is_turned
         (  # the comparative on the paper's side, the change on the claim's
             "Data augmentation reduces the stability of training for small vision transformers.",
             "Data augmentation makes the training of small vision transformers more stable.",
-            "stable",
+            "more stable",
+        ),
+        (
+            "Data augmentation improves the robustness of small vision transformers.",
+            "Data augmentation makes small vision transformers less robust.",
+            "less robust",
         ),
         # the same way round on both sides, or the quality of another thing, is no opposite
         (
@@ -1019,6 +1074,45 @@ def test_a_correlation_said_negative_where_the_paper_finds_it_positive_is_turned
         (  # what earlier work found is not the paper's finding
             "Pruning the attention heads leaves the translation model more robust to noisy inputs.",
             "Existing methods for pruning attention heads degrade the translation model's robustness.",
+            "",
+        ),
+        # a sentence that says both ways round, a claim that negates, a comparative set against
+        # what the change is said of: no opposite
+        (
+            "Distillation leaves the student more robust to noisy inputs than pruning does.",
+            "Pruning degrades the student's robustness to noisy inputs, while distillation leaves the "
+            "student more robust to noisy inputs.",
+            "",
+        ),
+        (
+            "Pruning the attention heads does not make the translation model more robust to noisy inputs.",
+            "Pruning the attention heads degrades the translation model's robustness to noisy inputs.",
+            "",
+        ),
+        (
+            "Dense models remain more robust than pruned models to noisy inputs.",
+            "Pruning degrades the robustness of models to noisy inputs.",
+            "",
+        ),
+        # no change of the quality itself: a concern about it, a bound on it, a gap in it, "harmless"
+        (
+            "Fine-tuning on the selected data leaves aligned language models less safe.",
+            "Fine-tuning on the selected data raises concerns about the safety of aligned language models.",
+            "",
+        ),
+        (
+            "Averaging makes SGD more stable on convex objectives.",
+            "We prove a lower bound on the stability of SGD on convex objectives.",
+            "",
+        ),
+        (
+            "Adversarial training makes image classifiers more robust to corruptions.",
+            "Adversarial training reduces the robustness gap of image classifiers to corruptions.",
+            "",
+        ),
+        (
+            "Fine-tuning on the selected data leaves aligned language models safer.",
+            "Fine-tuning on the selected data is harmless to the safety of aligned language models.",
             "",
         ),
     ],
