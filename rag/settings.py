@@ -250,13 +250,15 @@ class TopicSettings(_Group):
     )
     core_least: int = setting(
         12,
-        "in a conference, a core smaller than this is topped up with the topic's strongest dense matches",
+        "in a conference, a core smaller than this is topped up with the topic's strongest dense matches "
+        "(in a short list, a core under `topic_min_core_small` is listed with up to this many)",
         low=0,
         high=1000,
     )
     core_least_z: float = setting(
         1.5,
-        "... those above this dense match (robust z) and above the median paper naming the topic",
+        "... those above this dense match (robust z) and above the median paper naming the topic (in a "
+        "short list, above every one; there a rare topic word with this dense match also makes a core paper)",
         low=-20.0,
         high=20.0,
     )

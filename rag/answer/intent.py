@@ -39,6 +39,7 @@ _FRAME = re.compile(
       | summari[sz]e | overview\s+of | survey
       | (?:list|name|show|find|enumerate|give\s+me|get)\s+(?:me\s+)?
       | what\s+do\s+(?:the\s+|these\s+)?(?={_PAPERS})
+      | what\s+else\s+
       | (?:which|what)\s+(?:of\s+the\s+)?
       | (?:is|are)\s+there\s+(?:any\s+)?
     )\s*
@@ -61,6 +62,9 @@ _VERB = re.compile(
     r"|compare|characteri[sz]e|improve|extend|discuss|describe|report|build\s+on|rely\s+on|target|solve"
     r"|handle)\s+(?=\S)",
     re.IGNORECASE,
+)
+_ENDS_IN_PREPOSITION = re.compile(
+    r"\b(?:on|about|regarding|concerning|related\s+to|dealing\s+with|deals?\s+with|in|for)\s*$", re.I
 )
 # A second verb joined to the first: "analyze or exploit X", "study and improve X".
 _AND_VERB = re.compile(r"^(?:or|and)\s+[a-z]+\s+(?=\S)", re.IGNORECASE)
@@ -97,7 +101,7 @@ _PUBLISHED = re.compile(
 _WORK_ON = re.compile(
     r"^\s*(?:(?:the|all|any|some|recent|new|latest|current)\s+)*"
     r"(?:work|works|research|papers|publications|literature|studies|articles)\s+"
-    r"(?:on|about|in|regarding|concerning|that\s+(?:study|address|use))\s+(?P<topic>.+)$",
+    r"(?:on|about|in|regarding|concerning|with|involving|using|that\s+(?:study|address|use))\s+(?P<topic>.+)$",
     re.IGNORECASE,
 )
 # "GAN papers", "the deep RL work", "lifelong learning research"
@@ -177,7 +181,7 @@ _CATALOGUE = re.compile(
 )
 # What links "papers" to their topic: "papers with medical applications", "work involving VLMs".
 _LINKING = re.compile(
-    r"^(?:with|involving|proposing|covering|using|on|about|regarding|concerning)\s+(?=\S)", re.IGNORECASE
+    r"^(?:with|involving|proposing|using|on|about|regarding|concerning)\s+(?=\S)", re.IGNORECASE
 )
 # Where the papers are kept, after the topic: "… in this list", "… here".
 _KEPT_HERE = re.compile(rf"\s+(?:here|(?:in|from)\s+{_KEPT_IN})$", re.IGNORECASE)
@@ -256,13 +260,15 @@ def classify(question: str) -> Intent:
     if modified and (intent := _modified(modified, venue, year)) is not None:
         return intent
     if _LISTING.match(rest):
-        unframed = _TAIL.sub("", _FRAME.sub("", rest, count=1)).strip(" ,;:")
-        framed = _unverbed(unframed)
+        frame = _FRAME.match(rest)
+        unframed = _TAIL.sub("", rest[frame.end() :] if frame else rest).strip(" ,;:")
+        # After "on"/"about" a frame verb is a noun of the topic: "papers on design of experiments".
+        framed = unframed if frame and _ENDS_IN_PREPOSITION.search(frame.group(0)) else _unverbed(unframed)
         topic = _TRAILING.sub("", _LEADING.sub("", framed.strip(" ,;:?.!")))
         # Where the papers are kept, with no verb or preposition saying it is their subject
         # (not "Which papers study the index?", "… are about the library?"): a catalogue.
         held = framed == unframed and _HOLDINGS.fullmatch(framed.strip(" ,;:?.!")) and not _ABOUT.search(rest)
-        if not topic.strip() or topic.strip().lower() in _FILLER_ONLY or held:
+        if not lexical_terms(topic) or topic.strip().lower() in _FILLER_ONLY or held:
             if _CATALOGUE.match(rest):  # "list all papers", "Which papers are from ICML 2026?"
                 return Intent("catalogue", "", venue, year)
             return Intent("factoid")  # "Summarize the recent papers": no subject to list
@@ -270,7 +276,7 @@ def classify(question: str) -> Intent:
     bare = _ASK.sub("", _TAIL.sub("", rest))
     for pattern in (_PUBLISHED, _WORK_ON, _NOUN_PAPERS):
         if (match := pattern.match(bare)) and not (pattern is _NOUN_PAPERS and _QUESTION_START.match(bare)):
-            topic = clean_topic(_unverbed(match.group("topic")))
+            topic = clean_topic(match.group("topic"))  # after "on"/"about": no verb to strip
             if _LEADING.fullmatch(topic + " "):  # "recent papers", "the latest work": no subject
                 return Intent("factoid")
             return Intent("listing", topic, venue, year)

@@ -234,7 +234,10 @@ _LEFT_IN_FRONT = re.compile(r"^(?:for|to|of|on|in)\s+(?=\S)", re.I)
 def topic_of(text: str) -> str:
     """A listing topic without its filler words (``watermarking methods`` → ``watermarking``,
     ``approaches to federated learning`` → ``federated learning``)."""
-    return _LEFT_IN_FRONT.sub("", " ".join(_TOPIC_FILLER.sub(" ", text).split())) or text
+    unfilled = " ".join(_TOPIC_FILLER.sub(" ", text).split())
+    if _TOPIC_FILLER.match(text.strip()):  # only what the filler leaves: "in context learning" stays
+        unfilled = _LEFT_IN_FRONT.sub("", unfilled)
+    return unfilled or text
 
 
 def papers_on(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:

@@ -6,7 +6,7 @@ binding. Keeping only papers that repeat the topic's words (the old rule) found 
 conference's subfield. So selection learns the subfield from the collection at query time:
 
 1. **Core**: the papers that are confidently on the topic: its words as a phrase (a one-word
-   topic's word when it is in at most a tenth of the papers), a rare topic term, or most of its
+   topic's word when it is in at most a tenth of the papers, or ten), a rare topic term, or most of its
    IDF-weighted terms with a dense match well above the collection's own level (robust z-score).
    Acronyms are spelled out first, as the collection defines them ("(RL)") or, when it defines
    one rarely, as the field writes it (:data:`GLOSSARY`). In a conference, a core too small to
@@ -133,8 +133,8 @@ def _uses_any(
 
     n = len(terms)
     # A tenth of a short list is a handful of papers: "attack" in 9 of 57 is no term of
-    # "membership inference attacks" (there was a floor of 10 papers, which only short lists reach).
-    common = 0.1 * n
+    # "membership inference attacks" (in a reading list of a dozen, two papers still count).
+    common = max(2.0, 0.1 * n)
     found = np.zeros(n, dtype=bool)
     for phrase in expansions:
         if not phrase:
@@ -209,6 +209,7 @@ def score_papers(
     import numpy as np
 
     n = len(terms)
+    small = n < tuning.small_list  # a short list (the bundled 57): the conference guards are off
     similarity = (vectors @ parts_vectors.T).max(axis=1)
     term_sets = [set(t) for t in terms]
     df: dict[str, int] = {}
@@ -240,11 +241,11 @@ def score_papers(
     # conference, only a term of a part every word of which some paper writes: "dark matter" at
     # ICLR 2018 (no paper writes "dark") is not named by the four papers writing "no matter how".
     # (A short list writes few words at all: there a topic's extra word, "X schemes", is no sign.)
-    written = [part for part in parts_terms if part and (n < tuning.small_list or all(df[t] for t in part))]
+    written = [part for part in parts_terms if part and (small or all(df[t] for t in part))]
     limit = max(2, tuning.rare_share * n)
     rare = [t for t, d in df.items() if 0 < d <= limit and any(t in part for part in written)]
     named = np.array([any(t in present for t in rare) for present in term_sets]) & (z_topic > 0)
-    if n < tuning.small_list:
+    if small:
         # In a short list, a word two papers write is rare without naming anything ("medical",
         # "concepts"): such a match is core only with much of the topic's weighted terms, or a
         # strong dense match ("segment tumours in medical images" is not a fairness paper's
@@ -253,10 +254,9 @@ def score_papers(
     # A topic's words in a paper less similar to the topic than the collection's median paper are
     # a passing mention ("interpretable" in a paper on something else), not the paper's subject.
     # (In a short list the median is no yardstick: there every paper naming the topic counts.)
-    meant = z_topic > 0 if n >= tuning.small_list else np.ones(n, dtype=bool)
+    meant = np.ones(n, dtype=bool) if small else z_topic > 0
     core = ((phrase | named) & meant) | ((coverage >= tuning.core_coverage) & (z_topic > tuning.core_z))
     core |= _uses_any(expansions, terms, term_sets, z_topic, tuning) & (z_topic > 0)
-    small = n < tuning.small_list
     joined = np.zeros(n, dtype=bool)
     if core.any() and core.sum() < (tuning.min_core_small if small else tuning.core_least):
         # Too few papers name the topic to learn its subfield from ("deep learning theory" is
@@ -278,7 +278,8 @@ def score_papers(
             nearest = (vectors @ vectors[np.flatnonzero(core)].T).max(axis=1)
             strong &= _robust_z(nearest) > tuning.small_join_z
         strong = np.flatnonzero(strong)
-        joining = strong[np.argsort(-z_topic[strong], kind="stable")][: tuning.core_least - int(core.sum())]
+        room = max(0, tuning.core_least - int(core.sum()))
+        joining = strong[np.argsort(-z_topic[strong], kind="stable")][:room]
         if small:
             # In a short list they are listed but learn nothing: a core of five or more would take
             # the fence's stop, which in a list of 57 reaches half of it.

@@ -26,6 +26,12 @@ from rag.answer.intent import classify
         ("Are there papers with clinical applications?", "clinical applications"),
         ("Give me an overview of the fairness work in this list.", "fairness"),
         ("Summarize the work involving vision-language models.", "vision-language models"),
+        ("What else is there on federated learning?", "federated learning"),
+        ("Papers with medical applications?", "medical applications"),
+        # after "on"/"about" a word of the frame's verbs is a noun of the topic
+        ("Which papers are about report generation?", "report generation"),
+        ("Are there papers on design of experiments?", "design of experiments"),
+        ("Which papers use covering numbers?", "covering numbers"),
     ],
 )
 def test_listing_questions_are_recognised_with_their_topic(question, topic):

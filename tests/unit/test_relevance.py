@@ -52,6 +52,7 @@ def test_phrases_alternatives_and_filler():
     assert topic_of("approaches to federated learning") == "federated learning"
     assert topic_of("methods for pruning") == "pruning"
     assert topic_of("on-device learning") == "on-device learning"
+    assert topic_of("in context learning") == "in context learning"  # no filler went before it
 
 
 def test_a_term_no_chunk_contains_weighs_most():

@@ -233,8 +233,14 @@ def test_a_conference_core_too_small_to_learn_from_is_topped_up_with_the_stronge
     )
     assert set(np.flatnonzero(core)) == set(range(12))  # room for 16, but 12-15 are less near than 0-1 are
     small = [t[:] for t in terms[:200]]
-    _, core, _ = score_papers(topic[None, :], parts_terms, vectors[:200], small, tuning=TUNING)
-    assert set(np.flatnonzero(core)) == {0, 1}  # a short list is left as it is
+    _, core, details = score_papers(topic[None, :], parts_terms, vectors[:200], small, tuning=TUNING)
+    assert set(np.flatnonzero(core)) == {0, 1}  # a short list learns from the papers naming it alone
+    # and lists with them the matches nearer the topic than both (paper 0: z 3.3), not 7 and 8 (3.1,
+    # 3.2: above the two's median)
+    assert set(np.flatnonzero(details["joined"])) == {2, 3, 4, 5, 6, 9, 10, 11}
+    no_room = Settings(topic_core_least=0).topics  # no top-up: none joins (not all but the last two)
+    _, _, details = score_papers(topic[None, :], parts_terms, vectors[:200], small, tuning=no_room)
+    assert not details["joined"].any()
 
 
 def test_one_core_paper_far_above_the_papers_holding_the_topics_words_does_not_stop_the_top_up():
