@@ -91,6 +91,8 @@ _VENUE = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?:\b(?:at|from|in|of|since|during)\s+)?\b(?P<year>(?:19|20)\d\d)\b(?!\s*%)")
+# "What is there on the list?", "What else is there in the collection?": what is kept there, no topic.
+_THERE_ON_LIST = re.compile(rf"^\s*what\s+(?:else\s+)?is\s+there\s+(?:on|in)\s+{_KEPT_IN}\s*[?.!]*\s*$", re.I)
 # "What has been published on X?", "What did <venue> publish on X?"
 _PUBLISHED = re.compile(
     r"^\s*what\s+(?:has\s+been|have\s+been|was|were|is|did|does)?\s*(?:\w+\s+)?publish(?:ed)?\s+"
@@ -248,7 +250,7 @@ def classify(question: str) -> Intent:
     """The intent of an English question, with the topic (and venue/year) of a listing question."""
     rest, venue, year = _where_and_when(question)
     rest = _PLEASE.sub("", _POLITE.sub("", rest)).strip() or rest
-    if _JUST_PAPERS.match(rest):  # "papers", "All ICML 2026 papers" (the venue is taken out)
+    if _JUST_PAPERS.match(rest) or _THERE_ON_LIST.match(rest):  # "papers", "What is there on the list?"
         return Intent("catalogue", "", venue, year)
     if counted := _COUNTED.match(rest):
         # "How many papers study X?", "How many papers on X are there?": a listing says how many;

@@ -72,6 +72,8 @@ def test_other_questions_are_factoids(question):
         ("All ICML 2026 papers, please", "ICML", 2026),
         ("Which papers were published in ICML 2026?", "ICML", 2026),
         ("papers", None, None),
+        ("What is there on the list?", None, None),
+        ("What else is there in the collection?", None, None),
     ],
 )
 def test_a_question_for_the_papers_on_no_topic_asks_for_the_collection(question, venue, year):
