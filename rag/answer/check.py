@@ -1128,15 +1128,23 @@ _MORE = re.compile(
 )
 
 
-def _qualities(text: str) -> Iterator[tuple[int, str, re.Match[str]]]:
+@functools.lru_cache(maxsize=4096)
+def _qualities(text: str) -> tuple[tuple[int, str, re.Match[str]], ...]:
     """(+1 or -1, the quality's stem, the comparative as written) for each comparative of
     ``text``: "safer than" → (1, "saf", …), "more robust" → (1, "robust", …), "less fair" → (-1,
-    "fair", …)."""
-    for m in _MORE.finditer(text):
-        if m.group("less"):
-            yield -1, m.group("less").lower(), m
-        else:
-            yield 1, (m.group("more") or m.group("er")).lower(), m
+    "fair", …). Cached, as :func:`_changes`: a claim is read against every sentence of its paper."""
+    return tuple(
+        (-1, m.group("less").lower(), m)
+        if m.group("less")
+        else (1, (m.group("more") or m.group("er")).lower(), m)
+        for m in _MORE.finditer(text)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _changes(text: str) -> tuple[tuple[int, re.Match[str]], ...]:
+    """(+1 for a raise, -1 for a lowering; the :data:`_CHANGED` match) for each change of ``text``."""
+    return tuple((-1 if m.group("down") else 1, m) for m in _CHANGED.finditer(text))
 
 
 def _same_quality(adjective: str, noun: str) -> bool:
@@ -1171,16 +1179,15 @@ def _changed_the_other_way(claim: str, sentence: str) -> str:
         return ""
     for graded, changing in ((claim, sentence), (sentence, claim)):
         for sign, adjective, comparative in _qualities(graded):
-            for m in _CHANGED.finditer(changing):
-                if (-1 if m.group("down") else 1) == sign or not (said := _changed_quality(m, adjective)):
+            for turned, m in _changes(changing):
+                if turned == sign or not (said := _changed_quality(m, adjective)):
                     continue
                 if _says_both(sentence, adjective, sign if changing is sentence else -sign):
                     continue
                 if _set_against(changing[: m.start()], _against(graded, comparative)):
                     continue
-                verb = m.group("up") or m.group("down")
                 near = _context(_stems(graded), _stem_of(comparative.group(0).split()[-1]))
-                there = _context(_stems(changing), _stem_of(verb))
+                there = _context(_stems(changing), _stem_of(said.split()[0]))
                 if len(near & there) >= 2:
                     return said if changing is sentence else comparative.group(0).removesuffix(" than")
     return ""
@@ -1205,10 +1212,7 @@ def _says_both(sentence: str, adjective: str, sign: int) -> bool:
     or with a verb."""
     if any(s == sign and a == adjective for s, a, _ in _qualities(sentence)):
         return True
-    return any(
-        (-1 if m.group("down") else 1) == sign and _changed_quality(m, adjective)
-        for m in _CHANGED.finditer(sentence)
-    )
+    return any(turned == sign and _changed_quality(m, adjective) for turned, m in _changes(sentence))
 
 
 def _against(text: str, comparative: re.Match[str]) -> str:

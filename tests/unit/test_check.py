@@ -1009,40 +1009,6 @@ def test_a_superlative_turns_a_finding_around_as_its_comparative_does(claim, sen
 
 
 @pytest.mark.parametrize(
-    ("claim", "sentence", "turned"),
-    [
-        (
-            "Probe accuracy correlates negatively with the depth of the network.",
-            "We find a positive correlation between probe accuracy and the depth of the network.",
-            True,
-        ),
-        # a positive pair, rate or sentiment is no direction of a result, nor is a position
-        (
-            "Contrastive training pulls the positive pairs of each image together.",
-            "Contrastive training pushes the negative pairs of each image apart.",
-            False,
-        ),
-        (
-            "The detector lowers the false positive rate on the ImageNet benchmark.",
-            "The detector lowers the false negative rate on the ImageNet benchmark.",
-            False,
-        ),
-        (
-            "We position the probe after the last layer of the network.",
-            "The probe after the last layer of the network has a negative effect on accuracy.",
-            False,
-        ),
-    ],
-)
-def test_a_correlation_said_negative_where_the_paper_finds_it_positive_is_turned_around(
-    claim, sentence, turned
-):
-    from rag.answer.check import contradiction
-
-    assert bool(contradiction(claim, [sentence])) is turned
-
-
-@pytest.mark.parametrize(
     ("claim", "sentence", "says"),
     [
         (
@@ -1164,6 +1130,28 @@ def test_a_quality_one_side_makes_more_of_and_the_other_less_turns_the_finding_a
             "Scaling the verifier improves accuracy at test time on math benchmarks.",
             "Scaling the verifier lowers accuracy at test time on math benchmarks.",
             True,
+        ),
+        # a correlation said negative where the paper finds it positive; a positive pair, rate or
+        # sentiment is no direction of a result, nor is a position
+        (
+            "Probe accuracy correlates negatively with the depth of the network.",
+            "We find a positive correlation between probe accuracy and the depth of the network.",
+            True,
+        ),
+        (
+            "Contrastive training pulls the positive pairs of each image together.",
+            "Contrastive training pushes the negative pairs of each image apart.",
+            False,
+        ),
+        (
+            "The detector lowers the false positive rate on the ImageNet benchmark.",
+            "The detector lowers the false negative rate on the ImageNet benchmark.",
+            False,
+        ),
+        (
+            "We position the probe after the last layer of the network.",
+            "The probe after the last layer of the network has a negative effect on accuracy.",
+            False,
         ),
     ],
 )
