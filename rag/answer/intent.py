@@ -32,6 +32,12 @@ _LISTING = re.compile(
 )
 # Where the papers are kept, as a question names it: "this list", "the collection", "your index".
 _KEPT_IN = r"(?:this|the|your|my)\s+(?:list|corpus|collection|index|library)"
+# What links the papers to their topic ("papers on X", "work involving X"): after it comes the
+# topic, whose first word is a noun even where a frame verb is spelled the same ("on design of").
+_LINK = (
+    r"(?:on|about|regarding|concerning|related\s+to|dealing\s+with|deals?\s+with|in|for"
+    r"|with|involving|proposing|using)"
+)
 # The frame around the topic: removed to leave what the papers must be about.
 _FRAME = re.compile(
     rf"""^\s*(?:
@@ -50,7 +56,7 @@ _FRAME = re.compile(
     (?:that\s+|which\s+)?
     (?:(?:do|does)\s+(?:you|it|citeline)\s+(?:have|know|hold|contain)\s+)?
     (?:(?:in|from)\s+{_KEPT_IN}\s+)?
-    (?:(?:on|about|regarding|concerning|related\s+to|dealing\s+with|deal\s+with|deals\s+with|in|for)\b)?\s*""",
+    (?:{_LINK}\b)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
 # A leading verb of the frame ("study X", "propose X", "use X") says nothing about the topic.
@@ -63,9 +69,7 @@ _VERB = re.compile(
     r"|handle)\s+(?=\S)",
     re.IGNORECASE,
 )
-_ENDS_IN_PREPOSITION = re.compile(
-    r"\b(?:on|about|regarding|concerning|related\s+to|dealing\s+with|deals?\s+with|in|for)\s*$", re.I
-)
+_ENDS_IN_LINK = re.compile(rf"\b{_LINK}\s*$", re.I)
 # A second verb joined to the first: "analyze or exploit X", "study and improve X".
 _AND_VERB = re.compile(r"^(?:or|and)\s+[a-z]+\s+(?=\S)", re.IGNORECASE)
 
@@ -181,10 +185,6 @@ _CATALOGUE = re.compile(
     rf"^\s*(?:(?:which|what)\s+{_PAPERS}|(?:list|name|show|find|enumerate|give\s+me|get)\b|(?:is|are)\s+there\b)",
     re.IGNORECASE,
 )
-# What links "papers" to their topic: "papers with medical applications", "work involving VLMs".
-_LINKING = re.compile(
-    r"^(?:with|involving|proposing|using|on|about|regarding|concerning)\s+(?=\S)", re.IGNORECASE
-)
 # Where the papers are kept, after the topic: "… in this list", "… here".
 _KEPT_HERE = re.compile(rf"\s+(?:here|(?:in|from)\s+{_KEPT_IN})$", re.IGNORECASE)
 # Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
@@ -220,10 +220,10 @@ class Intent:
 
 
 def clean_topic(topic: str) -> str:
-    """A topic without the words that frame it: "the deep RL papers" → "deep RL"; "papers with
-    medical applications" → "medical applications"; "the fairness work in this list" → "fairness"."""
+    """A topic without the words that frame it: "the deep RL papers" → "deep RL"; "the fairness
+    work in this list" → "fairness"."""
     text = re.sub(r"\s+(?:papers|works)\s+(?=\()", " ", " ".join(topic.split()), flags=re.IGNORECASE)
-    text = _KEPT_HERE.sub("", _LINKING.sub("", text.strip(" ,;:?.!")))
+    text = _KEPT_HERE.sub("", text.strip(" ,;:?.!"))
     cleaned = _TRAILING.sub("", _LEADING.sub("", text.strip(" ,;:?.!")))
     return cleaned or topic.strip(" ?")
 
@@ -265,7 +265,7 @@ def classify(question: str) -> Intent:
         frame = _FRAME.match(rest)
         unframed = _TAIL.sub("", rest[frame.end() :] if frame else rest).strip(" ,;:")
         # After "on"/"about" a frame verb is a noun of the topic: "papers on design of experiments".
-        framed = unframed if frame and _ENDS_IN_PREPOSITION.search(frame.group(0)) else _unverbed(unframed)
+        framed = unframed if frame and _ENDS_IN_LINK.search(frame.group(0)) else _unverbed(unframed)
         topic = _TRAILING.sub("", _LEADING.sub("", framed.strip(" ,;:?.!")))
         # Where the papers are kept, with no verb or preposition saying it is their subject
         # (not "Which papers study the index?", "… are about the library?"): a catalogue.
