@@ -904,18 +904,20 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
     both speak of the same thing); a need on one side that the other does without ("depends on
     fine-tuning" / "requires no fine-tuning"); a clear win the paper calls narrow; a quality one
     side makes more of where the other changes it the other way ("leaves it safer" / "degrades
-    its safety", :func:`_changed_the_other_way`); "less fair" against "fairer"; a negation the
-    other side lacks in front of the same words ("they do not spontaneously make ..."); and a
-    comparison turned around ("A is worse than B" where the paper writes "B is worse than A", or
-    "A outperforms B" where it writes "B, outperforming A"). ``evidence`` is ranked, closest to
-    the claim first: the antonym, the need, the narrow win and the changed quality are looked for
+    its safety", :func:`_changed_the_other_way`); a claim giving two things opposite signs where
+    the paper gives one of them the other (:func:`_signs_crossed`); "less fair" against "fairer";
+    a negation the other side lacks in front of the same words ("they do not spontaneously make
+    ..."); and a comparison turned around ("A is worse than B" where the paper writes "B is worse
+    than A", or "A outperforms B" where it writes "B, outperforming A"). ``evidence`` is ranked,
+    closest to the claim first: the antonym, the need, the narrow win, the changed quality and the
+    crossed signs are looked for
     in every sentence (the words they share say what they are about), the other shapes only in
     the ``closest`` sentences, as they say nothing of what they are about ("less than 1% of the
     parameters" is not turned around by "more than 20 datasets" elsewhere in the abstract).
     Abstracts set earlier work against their own, so a paper that also writes the claim's side
     (its word as near the claim as the opposite, or the negated words plainly) has said both, and
     nothing is turned around (of 1,465 authors' TL;DRs checked against their own papers, 10 are
-    turned around, as before this rule and the antonyms it came with).
+    turned around, as before this rule and the antonyms it came with; 11 since 2026-12-07).
     """
     said = _stems(claim)
     paper = " ".join(evidence)  # the whole abstract: what it says outside one sentence counts too
@@ -946,6 +948,8 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
             return flipped
         if changed := _changed_the_other_way(claim, sentence):
             return f"the paper says {changed}: “{sentence}”"
+        if (sign := _signs_crossed(claim, sentence)) and _in_own_voice(sentence):
+            return f"the paper says {sign.group(0)}: “{sentence}”"
         if rank >= closest:
             continue
         if graded := _graded(claim, sentence):
@@ -999,6 +1003,64 @@ _ONE_FORM = {
         }
     ),
 }
+
+
+# "positively" or "negatively", each followed by what it is said of, up to the next sign.
+_SIGN = re.compile(r"\b(positive|negative)(?:ly)?\b", re.I)
+_SIGN_OBJECT = 4  # content words of the claim that name what a sign is said of
+_SIGN_REACH = 8  # content words after the paper's sign it may name them in
+_NOT_OBJECT = stems_of(_NO_ANCHOR) | frozenset(
+    stem_terms("correlation association relationship effect", frozenset())
+)
+
+
+def _signs_crossed(claim: str, sentence: str) -> str:
+    """A claim relating its subject to two things with opposite signs ("correlates negatively with
+    model size but positively with world knowledge") where the paper gives one of them the other
+    sign ("a strong positive correlation between brain alignment and model size"): the paper's
+    sign as written, or "". Such a claim holds both words, so the antonym rule, which wants the
+    paper's word missing from the claim, cannot see it; here each sign is read with what follows
+    it, up to the next sign."""
+    if not re.search(rf"{_RELATION}|{_RELATED}", claim, re.I):
+        return ""
+    mine = _signed(claim, _SIGN_OBJECT)
+    if len({sign for sign, _, _ in mine}) < 2:
+        return ""
+    theirs = [
+        (sign, said, word)
+        for sign, said, word in _signed(sentence, _SIGN_REACH)
+        if _opposed_form(word, sentence)
+    ]
+    if len(frozenset().union(*(said for _, said, _ in mine))) < 2:  # too little to tell what of
+        return ""
+    for sign, said, _ in mine:
+        if not said:
+            continue
+        if any(s == sign and said <= found for s, found, _ in theirs):
+            continue
+        for other, found, word in theirs:
+            if other != sign and said <= found:
+                return word
+    return ""
+
+
+def _signed(text: str, reach: int) -> list[tuple[str, frozenset[str], re.Match[str]]]:
+    """(the sign's stem, the first ``reach`` content stems after it up to the next sign, the
+    sign as written) for each sign of ``text``."""
+    found = list(_SIGN.finditer(text))
+    out = []
+    for n, m in enumerate(found):
+        end = found[n + 1].start() if n + 1 < len(found) else len(text)
+        stems = [t for t in _sequence(text[m.end() : end]) if t not in _NOT_OBJECT and len(t) > 2]
+        out.append((_stem_of(m.group(1)), frozenset(stems[:reach]), m))
+    return out
+
+
+def _opposed_form(sign: re.Match[str], sentence: str) -> bool:
+    """The paper's sign is said of a relation (:data:`_ONE_FORM`): "positive correlation", not a
+    "false positive rate"."""
+    form = _ONE_FORM[frozenset({"posit", "negat"})].forms[_stem_of(sign.group(1))]
+    return any(f.start() <= sign.start() < f.end() for f in form.finditer(sentence))
 
 
 def _opposed(mine: str, claim: str, theirs: str, sentence: str) -> bool:
@@ -1120,6 +1182,7 @@ _OBJECT_WORD = r"(?!(?:about|of|on|in|for|with|to|from|by|at|over|into|than|and|
 _CHANGED = re.compile(
     rf"\b(?:(?P<up>{_RAISES})|(?P<down>{_LOWERS}))\s+(?P<what>(?:{_OBJECT_WORD}){{0,3}}[\w-]+)", re.I
 )
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:but|while|whereas|although|though)\b", re.I)
 _COST = re.compile(
     r"(?:gaps?|loss(?:es)?|drops?|risks?|concerns?|costs?|bounds?|penalt(?:y|ies)|violations?)$", re.I
 )
@@ -1128,17 +1191,28 @@ _MORE = re.compile(
 )
 
 
+# A quality named by its opposite: "more vulnerable" is less robust, "more unstable" less stable.
+_LACKING = {
+    "vulnerable": "robust", "susceptible": "robust", "brittle": "robust", "fragile": "robust",
+    "unsafe": "safe", "unstable": "stable", "unfair": "fair", "inaccurate": "accurate",
+    "inefficient": "efficient", "unreliable": "reliable", "unrobust": "robust",
+}  # fmt: skip
+
+
 @functools.lru_cache(maxsize=4096)
 def _qualities(text: str) -> tuple[tuple[int, str, re.Match[str]], ...]:
     """(+1 or -1, the quality's stem, the comparative as written) for each comparative of
     ``text``: "safer than" → (1, "saf", …), "more robust" → (1, "robust", …), "less fair" → (-1,
-    "fair", …). Cached, as :func:`_changes`: a claim is read against every sentence of its paper."""
-    return tuple(
-        (-1, m.group("less").lower(), m)
-        if m.group("less")
-        else (1, (m.group("more") or m.group("er")).lower(), m)
-        for m in _MORE.finditer(text)
-    )
+    "fair", …), "more vulnerable" → (-1, "robust", …) (:data:`_LACKING`). Cached, as
+    :func:`_changes`: a claim is read against every sentence of its paper."""
+    found = []
+    for m in _MORE.finditer(text):
+        sign, adjective = (-1, m.group("less")) if m.group("less") else (1, m.group("more") or m.group("er"))
+        adjective = adjective.lower()
+        if adjective in _LACKING:
+            sign, adjective = -sign, _LACKING[adjective]
+        found.append((sign, adjective, m))
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1168,29 +1242,45 @@ def _same_quality(adjective: str, noun: str) -> bool:
 def _changed_the_other_way(claim: str, sentence: str) -> str:
     """One side makes a quality more of it ("leaves the model safer than …") where the other
     changes it the other way ("degrade the model's safety"), both about the same thing (two
-    content words near each in common, as for an antonym): the other side's phrase, or "".
+    content words near the comparative and near the verb or its quality in common, as for an
+    antonym): the other side's phrase, or "". A quality may be named by its opposite ("more
+    vulnerable" against "improves robustness", :data:`_LACKING`).
 
-    Not when either side negates or the sentence reports earlier work ("existing methods degrade
-    safety"), when the sentence also says the claim's way round ("Pruning degrades robustness,
-    while distillation leaves the student more robust"), nor when what the change is said of is
-    what the comparative is set against ("Dense models remain more robust than pruned models" /
-    "Pruning degrades robustness")."""
-    if not _in_own_voice(sentence) or _negates(claim):
+    Not when a negation in the clause before the change or the comparative turns it around ("does
+    not make it more robust"; a hedge after it, "…, but not substantially", does not), when the
+    sentence reports earlier work ("existing methods degrade safety"), when the sentence also says
+    the claim's way round ("Pruning degrades robustness, while distillation leaves the student
+    more robust"), nor when what the change is said of is what the comparative is set against
+    ("Dense models remain more robust than pruned models" / "Pruning degrades robustness")."""
+    if _REPORTED.search(sentence):
         return ""
     for graded, changing in ((claim, sentence), (sentence, claim)):
         for sign, adjective, comparative in _qualities(graded):
+            if _negated_before(graded, comparative.start()):
+                continue
             for turned, m in _changes(changing):
-                if turned == sign or not (said := _changed_quality(m, adjective)):
+                if turned == sign or _negated_before(changing, m.start()):
+                    continue
+                if not (said := _changed_quality(m, adjective)):
                     continue
                 if _says_both(sentence, adjective, sign if changing is sentence else -sign):
                     continue
                 if _set_against(changing[: m.start()], _against(graded, comparative)):
                     continue
                 near = _context(_stems(graded), _stem_of(comparative.group(0).split()[-1]))
-                there = _context(_stems(changing), _stem_of(said.split()[0]))
+                changed = _stems(changing)  # near the verb or the quality it changes
+                verb, quality = (_stem_of(word) for word in (said.split()[0], said.split()[-1]))
+                there = _context(changed, verb) | _context(changed, quality)
                 if len(near & there) >= 2:
                     return said if changing is sentence else comparative.group(0).removesuffix(" than")
     return ""
+
+
+def _negated_before(text: str, at: int) -> bool:
+    """A negation in the clause before ``at`` ("does not make the model more robust", "is no
+    more robust"), which is what turns a change or comparative around; one after it ("…, but not
+    substantially", "than answering without it") hedges or compares, it does not."""
+    return _negates(_CLAUSE_BREAK.split(text[:at])[-1])
 
 
 def _changed_quality(change: re.Match[str], adjective: str) -> str:

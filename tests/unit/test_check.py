@@ -1026,10 +1026,27 @@ def test_a_superlative_turns_a_finding_around_as_its_comparative_does(claim, sen
             "Data augmentation makes small vision transformers less robust.",
             "less robust",
         ),
+        (  # a quality named by its opposite ("more vulnerable": less robust)
+            "Chain-of-thought prompting makes vision-language models more vulnerable to jailbreak prompts.",
+            "Chain-of-thought prompting improves the robustness of vision-language models to jailbreak"
+            " prompts.",
+            "improves the robustness",
+        ),
+        (  # a hedge after the change, or a negation after the comparative, turns nothing around
+            "Dropout makes small transformers less robust to label noise than training without it.",
+            "Dropout improves the robustness of small transformers to label noise, but not substantially.",
+            "improves the robustness",
+        ),
         # the same way round on both sides, or the quality of another thing, is no opposite
         (
             "Pruning the attention heads leaves the translation model more robust to noisy inputs.",
             "Pruning the attention heads improves the translation model's robustness to noisy inputs.",
+            "",
+        ),
+        (
+            "Chain-of-thought prompting makes vision-language models more vulnerable to jailbreak prompts.",
+            "Chain-of-thought prompting degrades the robustness of vision-language models to jailbreak"
+            " prompts.",
             "",
         ),
         (
@@ -1137,6 +1154,19 @@ def test_a_quality_one_side_makes_more_of_and_the_other_less_turns_the_finding_a
             "Probe accuracy correlates negatively with the depth of the network.",
             "We find a positive correlation between probe accuracy and the depth of the network.",
             True,
+        ),
+        # a claim giving two things opposite signs: each sign is read with what follows it
+        (
+            "Probe accuracy correlates positively with network width but negatively with the depth of the"
+            " network.",
+            "We find a positive correlation between probe accuracy and the depth of the network.",
+            True,
+        ),
+        (
+            "Probe accuracy correlates negatively with network width but positively with the depth of the"
+            " network.",
+            "We find a positive correlation between probe accuracy and the depth of the network.",
+            False,
         ),
         (
             "Contrastive training pulls the positive pairs of each image together.",
