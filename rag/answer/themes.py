@@ -20,24 +20,41 @@ _STOP = STOP_WORDS | RESEARCH_FILLER
 
 
 def _cluster(vectors: list[list[float]], k: int) -> list[int]:
-    """Deterministic k-means (farthest-point init) on unit vectors; fine for tens of papers."""
+    """Ward's agglomerative clustering of unit vectors into ``k`` groups (Lance-Williams updates
+    on one distance matrix, so a few hundred papers take a fraction of a second); deterministic.
+
+    Ward merges whatever raises the within-group spread least, so groups come out of comparable
+    size. k-means started from the farthest points (used before) made the outliers the centres:
+    on the 30 best papers of the 53 dev subfields the largest group held 68% of them on average,
+    and 9 listings had no theme at all; with Ward, 43% and none."""
     import numpy as np
 
-    x = np.asarray(vectors, dtype=np.float32)
-    centers = [0]
-    while len(centers) < k:
-        sims = np.max(x @ x[centers].T, axis=1)
-        centers.append(int(np.argmin(sims)))
-    c = x[centers]
-    labels = np.zeros(len(x), dtype=int)
-    for _ in range(20):
-        labels = np.argmax(x @ c.T, axis=1)
-        for j in range(k):
-            members = x[labels == j]
-            if len(members):
-                center = members.mean(axis=0)
-                c[j] = center / max(float(np.linalg.norm(center)), 1e-9)
-    return labels.tolist()
+    x = np.asarray(vectors, dtype=np.float64)
+    n = len(x)
+    if k >= n:
+        return list(range(n))
+    sq = (x * x).sum(axis=1)
+    distance = np.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0.0)
+    np.fill_diagonal(distance, np.inf)
+    size = np.ones(n)
+    labels = np.arange(n)
+    alive = np.ones(n, dtype=bool)
+    for _ in range(n - k):
+        flat = int(np.argmin(distance))
+        a, b = sorted(divmod(flat, n))
+        others = alive.copy()
+        others[[a, b]] = False
+        na, nb, nk = size[a], size[b], size[others]
+        merged = ((na + nk) * distance[a, others] + (nb + nk) * distance[b, others] - nk * distance[a, b]) / (
+            na + nb + nk
+        )
+        distance[a, others] = distance[others, a] = merged
+        distance[b, :] = distance[:, b] = np.inf
+        alive[b] = False
+        size[a] += nb
+        labels[labels == b] = a
+    order = {label: j for j, label in enumerate(dict.fromkeys(labels.tolist()))}
+    return [order[label] for label in labels.tolist()]
 
 
 def cluster_notes(notes: list[PaperNote], embedder, known: dict | None = None) -> list[list[PaperNote]]:
@@ -60,24 +77,35 @@ def cluster_notes(notes: list[PaperNote], embedder, known: dict | None = None) -
 UNNAMED = "Other"  # the theme of papers no over-represented phrase names
 
 
-def group_by_theme(
-    topic: str, keyed: dict[str, Paper], embedder, vectors: dict | None = None
-) -> list[tuple[str, list[str]]]:
-    """(theme name, keys) for a listing answer: clusters named by their distinctive terms.
+def named_groups(
+    topic: str, notes: list[PaperNote], embedder, vectors: dict | None = None
+) -> list[tuple[str, list[PaperNote]]]:
+    """(theme name, notes) for papers on ``topic``: clusters named by their distinctive terms.
 
     Clusters that come out with one name are one theme (a reader cannot tell two "Other" headings
     apart), in the place of the first; a paper alone in its cluster is no theme (its name would be
-    two words of its own title: "Grammatical and lehman"); the papers no phrase names ("Other")
-    come last. None when no theme has a name."""
-    notes = [PaperNote(key, paper, "", -n) for n, (key, paper) in enumerate(keyed.items())]
-    themes: dict[str, list[str]] = {}
-    for group in cluster_notes(notes, embedder, vectors):
+    two words of its own title: "Correct globally and distributed algorithm"); the papers no
+    phrase names ("Other") come last. Empty when no theme has a name. Listing answers and
+    summaries group alike."""
+    groups = cluster_notes(notes, embedder, vectors)
+    if len(groups) < 2:  # one group: no phrase tells it apart from the rest ("Cannot" for two papers)
+        return []
+    themes: dict[str, list[PaperNote]] = {}
+    for group in groups:
         name = term_name(group, notes, topic) if len(group) > 1 else UNNAMED
-        themes.setdefault(name, []).extend(n.key for n in group)
+        themes.setdefault(name, []).extend(group)
     unnamed = themes.pop(UNNAMED, None)
     if not themes:  # nothing tells these papers apart: no themes at all
         return []
     return [*themes.items(), *([(UNNAMED, unnamed)] if unnamed else [])]
+
+
+def group_by_theme(
+    topic: str, keyed: dict[str, Paper], embedder, vectors: dict | None = None
+) -> list[tuple[str, list[str]]]:
+    """(theme name, keys) for a listing answer (:func:`named_groups`), in the listing's order."""
+    notes = [PaperNote(key, paper, "", -n) for n, (key, paper) in enumerate(keyed.items())]
+    return [(name, [n.key for n in group]) for name, group in named_groups(topic, notes, embedder, vectors)]
 
 
 def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) -> str:
@@ -87,7 +115,7 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
     classification"); the best one, joined by the best phrase that shares no word with it:
     "Message passing and molecules", never a bag of words such as "Gnns · architectures · input".
     """
-    skip = set(_words(topic)) | {w.rstrip("s") for w in _words(topic)}
+    skip = set(_words(topic)) | {w.rstrip("s") for w in _words(topic)} | _initials(topic)
     surface: dict[str, str] = {}
     inside = Counter(p for n in notes for p in _phrases(_naming_text(n.paper), skip, surface))
     everywhere = Counter(p for n in all_notes for p in _phrases(_naming_text(n.paper), skip, surface))
@@ -107,7 +135,11 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
     if not ranked:
         return UNNAMED
     first = ranked[0]
-    second = next((p for p in ranked[1:] if not set(p.split()) & set(first.split())), None)
+
+    def ends_a_name(p: str) -> bool:  # "Compression and distillation", not "Compression and visual"
+        return " " in p or p in surface or not _NOT_ALONE.search(p)
+
+    second = next((p for p in ranked[1:] if not set(p.split()) & set(first.split()) and ends_a_name(p)), None)
     titles = [[w.lower() for w in _WORD.findall(plain_text(_naming_text(n.paper)))] for n in notes]
     name = _as_written(first, titles, surface)
     if second:
@@ -117,7 +149,7 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
 
 # Words too common to name a theme that still end one as people write it: "large language
 # models", not "large language"; "imitation learning", not "imitation".
-_TRAILING = frozenset({"learning", "models", "model", "data"})
+_TRAILING = frozenset({"learning", "models", "model", "data", "networks"})
 
 
 def _as_written(phrase: str, titles: list[list[str]], surface: dict[str, str]) -> str:
@@ -132,13 +164,15 @@ def _as_written(phrase: str, titles: list[list[str]], surface: dict[str, str]) -
             if written[i : i + len(words)] == words:
                 uses += 1
                 following = written[i + len(words)] if i + len(words) < len(written) else ""
-                if following in _TRAILING:
+                if following in _TRAILING or (following and following not in _STOP | _BREAKS):
                     after[following] += 1
     name = " ".join(surface.get(w, w) for w in words)
     if after:
         word, count = after.most_common(1)[0]
-        if count * 2 >= uses:
-            name += f" {word}"
+        # a common word when most uses go on with it ("large language models"); another word
+        # only when nearly all do ("neural tangent kernel", "long short-term memory")
+        if count * 2 >= uses and (word in _TRAILING or (count >= 2 and count * 3 >= uses * 2)):
+            name += f" {surface.get(word, word)}"
     return name
 
 
@@ -148,24 +182,59 @@ def _naming_text(paper: Paper) -> str:
     return paper.title or " ".join(split_sentences(paper.abstract)[:1])
 
 
+# Words titles use around what a paper is about, which name no theme alone ("Deep and dynamic",
+# "Against adversarial learning", "Neural networks"): a pair with one of them may ("Deep generative
+# models", "Graph neural networks"), a pair of two may not ("neural network", "machine learning").
+_TITLE_FILLER = frozenset(
+    "deep fast faster better efficient effective improved improving"
+    " improve simple novel general generalized large scale scalable understanding rethinking"
+    " revisiting learned learn neural network networks machine dynamic multiple unified universal"
+    " principled provable provably practical accurate adaptive high low more less"
+    " study analysis empirical theoretical training trained task tasks problem problems".split()
+)
+# Title words that end a phrase as a stop word does ("Attacks against", "Towards robust").
+_BREAKS = frozenset("towards toward against beyond what when how why".split())
+# Adverbs and most adjectives ("fully", "visual", "active") end no name ("Compression and visual"),
+# though they may begin one ("Pessimistic offline"); nouns ending so are rare.
+_NOT_ALONE = re.compile(r"(?:ly|ic|al|ive|ous|able|ible)$")
+# A shouted title ("GAN TRAINING WITH ...") writes no acronyms: its capitals name nothing.
+_SHOUTED = 0.6
+
+
 def _phrases(text: str, skip: set[str], surface: dict[str, str]) -> set[str]:
     """The content words of ``text`` and its adjacent pairs of content words, lower-cased (words
-    with capitals after their first letter, acronyms and names, keep them in ``surface``)."""
+    with capitals after their first letter, acronyms and names, keep them in ``surface``, unless
+    the title is in capitals). A title-filler word (:data:`_TITLE_FILLER`) is no phrase alone, nor
+    are two of them together."""
     words = _WORD.findall(plain_text(text))
+    shouted = sum(w.isupper() for w in words) >= _SHOUTED * len(words) > 1
     found: set[str] = set()
     previous = None
     for word in words:
         low = word.lower()
         short = len(low) <= 3 and not word.isupper()
-        if short or low in _STOP or low in skip or low.rstrip("s") in skip:
+        if short or low in _STOP or low in _BREAKS or low in skip or low.rstrip("s") in skip:
             previous = None
             continue
-        if any(c.isupper() for c in word[1:]):  # an acronym or a name: "GNNs", "LoRA", "Weisfeiler-Lehman"
+        if not shouted and any(c.isupper() for c in word[1:]):  # an acronym or a name: "GNNs", "LoRA"
             surface[low] = word
-        found.add(low)
-        if previous:
+        filler = low in _TITLE_FILLER
+        if not filler:
+            found.add(low)
+        if previous and not (filler and previous in _TITLE_FILLER):
             found.add(f"{previous} {low}")
         previous = low
+    return found
+
+
+def _initials(topic: str) -> set[str]:
+    """The acronym of each part of a topic ("gan" and "gans" for "generative adversarial networks"):
+    the topic's own name, in any form, names none of its themes."""
+    found = set()
+    for part in re.split(r"\s*(?:,|\band\b|\bor\b|\(|\))\s*", topic.lower()):
+        words = [w for w in _WORD.findall(part) if w not in _STOP]
+        if len(words) >= 2:
+            found |= {"".join(w[0] for w in words), "".join(w[0] for w in words) + "s"}
     return found
 
 
