@@ -396,6 +396,15 @@ class AnswerSettings(_Group):
     listing_group_above: int = setting(
         8, "a listing of more papers than this is grouped into themes", low=0, high=1000
     )
+    summary_seconds: float = setting(
+        60.0,
+        "with a model, a summary's time budget: the model writes the lead paragraph from the papers' "
+        "titles, then condenses the best papers one by one while the budget lasts; the others keep "
+        "their own key sentence and the themes their title phrases (0: no budget, every paper "
+        "condensed and every theme named by the model)",
+        low=0.0,
+        high=86_400.0,
+    )
     answer_coverage: float = setting(
         0.55,
         "a paper answers when this share of the question's weighted terms is in one sentence (with "

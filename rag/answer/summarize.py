@@ -21,10 +21,10 @@ import time
 
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
-from rag.answer.grounding import unsupported_reason
+from rag.answer.grounding import invented_figures, invented_names, unsupported_reason
 from rag.answer.intent import classify
 from rag.answer.summary import PaperNote, Summary, Theme
-from rag.answer.themes import cluster_notes, term_name
+from rag.answer.themes import UNNAMED, named_groups
 from rag.errors import BadInput
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle
@@ -33,7 +33,7 @@ from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import papers_on
 from rag.settings import Settings
-from rag.text import checked_query, cited_sentences, plain_text, split_sentences, without_keys
+from rag.text import checked_query, cited_sentences, plain_text, split_sentences, supports, without_keys
 
 _CONTRIBUTION = re.compile(
     r"\b(?:we (?:propose|introduce|present|develop|design)|this paper|in this work)\b", re.I
@@ -72,6 +72,38 @@ def key_sentence(paper: Paper) -> str:
     )
 
 
+# What one model call costs on the machine this was built for (2 Zen 3 cores, the embedded 1.5B
+# model): ~28 ms a prompt token read, ~85 ms a token written. Only a first guess: a summary's
+# later calls are timed as they run.
+_READ_SECONDS = 0.028
+_WRITE_SECONDS = 0.085
+_NOTE_TOKENS = 60  # one sentence of at most 40 words
+
+
+def _cost(prompt_tokens: int, written: int) -> float:
+    """Seconds a call reading ``prompt_tokens`` and writing ``written`` tokens is guessed to take."""
+    return prompt_tokens * _READ_SECONDS + written * _WRITE_SECONDS
+
+
+def _titles(themes: list[Theme]) -> str:
+    """The papers' titles with their keys, theme by theme: what a lead within a budget reads."""
+    return "\n".join(
+        f"[{n.key}] {plain_text(n.paper.title) or key_sentence(n.paper)}"
+        for theme in themes
+        for n in theme.notes
+    )
+
+
+def _unfounded(sentence: str, topic: str, papers: list[Paper]) -> bool:
+    """A sentence on a group of papers names a figure or a name none of them writes, or most of
+    its words are not theirs. The group's papers are read together: a sentence on what a theme
+    works on spans several of them, so no one paper supports it (the check of a note)."""
+    together = " ".join(f"{p.title} {p.abstract}" for p in papers)
+    return bool(
+        invented_figures(sentence, topic, papers) or invented_names(sentence, papers)
+    ) or not supports(sentence, together)
+
+
 class Summarizer:
     """Writes a cited overview of a topic from the papers one retriever finds, with one LLM (or none)."""
 
@@ -104,26 +136,34 @@ class Summarizer:
 
     def condense(self, topic: str, key: str, hit: Hit) -> PaperNote:
         """One sentence on what the paper contributes: the model's if it is supported, else a quote."""
-        if self.llm.model is None:
-            note = key_sentence(hit.paper)
-        else:
-            reserve = count_tokens(prompt_text("summary_note")) + count_tokens(topic)
-            note = self._call(
-                "summary_note", topic=topic, abstract=self._fit(plain_text(hit.paper.abstract), reserve)
-            )
-            note = without_keys(note.splitlines()[0] if note else "")
-            if not note or unsupported_reason(note, topic, [hit.paper]):
-                note = key_sentence(hit.paper)  # a quote cannot misstate the paper
-        return PaperNote(key, hit.paper, note, hit.similarity or 0.0)
+        note = PaperNote(key, hit.paper, key_sentence(hit.paper), hit.similarity or 0.0)
+        if self.llm.model is not None:
+            self.rewrite(topic, note)
+        return note
 
-    def themes(self, topic: str, notes: list[PaperNote]) -> list[Theme]:
-        """Group the notes by clustering their papers' embeddings, and name each group."""
-        groups = cluster_notes(notes, self.retriever.embedder)
+    def rewrite(self, topic: str, note: PaperNote) -> None:
+        """The model's sentence on the note's paper in its place, when the paper supports it (a
+        quote cannot misstate the paper, so the key sentence stays otherwise)."""
+        reserve = count_tokens(prompt_text("summary_note")) + count_tokens(topic)
+        text = self._call(
+            "summary_note", topic=topic, abstract=self._fit(plain_text(note.paper.abstract), reserve)
+        )
+        text = without_keys(text.splitlines()[0] if text else "")
+        if text and not unsupported_reason(text, topic, [note.paper]):
+            note.note, note.written = text, True
+
+    def themes(self, topic: str, notes: list[PaperNote], by_model: bool = True) -> list[Theme]:
+        """Group the notes as listings do (:func:`named_groups`: clusters of their papers'
+        embeddings, named by their titles' phrases); with a model and ``by_model``, it names each
+        group instead."""
+        if not notes:
+            return []
+        named = named_groups(topic, notes, self.retriever.embedder) or [(topic.strip().capitalize(), notes)]
         themes = []
-        for group in sorted(groups, key=lambda g: -max(n.similarity for n in g)):
+        for term, group in sorted(named, key=lambda g: (g[0] == UNNAMED, -max(n.similarity for n in g[1]))):
             group.sort(key=lambda n: -n.similarity)
-            if self.llm.model is None or len(groups) == 1:
-                name = topic.strip().capitalize() if len(groups) == 1 else term_name(group, notes, topic)
+            if self.llm.model is None or not by_model or len(named) == 1 or term == UNNAMED:
+                name = term
             else:
                 listing = self._fit(
                     "\n".join(f"- {n.note}" for n in group), count_tokens(prompt_text("summary_theme"))
@@ -131,7 +171,7 @@ class Summarizer:
                 name = (
                     self._call("summary_theme", topic=topic, notes=listing).splitlines()[0].strip(" #*\"'.")
                 )
-                name = name[:60] or term_name(group, notes, topic)
+                name = name[:60] or term
             themes.append(Theme(name, group))
         return themes
 
@@ -141,14 +181,30 @@ class Summarizer:
         summary covers the best ``len(notes)`` of ``likely`` papers, it says so: the number it
         opens with is read as the topic's size."""
         parts = "; ".join(f"{t.name} ({', '.join(f'[{n.key}]' for n in t.notes)})" for t in themes)
-        into = "fall into one theme:" if len(themes) == 1 else f"fall into {len(themes)} themes:"
+        return Summarizer.listing_opening(topic, notes, themes, likely, parts)
+
+    @staticmethod
+    def listing_opening(
+        topic: str, notes: list[PaperNote], themes: list[Theme], likely: int = 0, parts: str = ""
+    ) -> str:
+        """How many papers the summary covers, of how many, in how many themes; ``parts`` (the
+        themes with their keys) after a colon, if given."""
+        into = "fall into one theme" if len(themes) == 1 else f"fall into {len(themes)} themes"
         if likely > len(notes):
             best = "The best-matching" if len(notes) == 1 else f"The {len(notes)} best-matching"
             grouped = "is on" if len(notes) == 1 else into
-            return f"{best} of the {likely} papers likely on {topic} {grouped} {parts}."
-        if len(notes) == 1:
-            return f"One paper is on {topic}: {parts}."
-        return f"{len(notes)} papers on {topic} {into} {parts}."
+            opening = f"{best} of the {likely} papers likely on {topic} {grouped}"
+        elif len(notes) == 1:
+            opening = f"One paper is on {topic}"
+        else:
+            opening = f"{len(notes)} papers on {topic} {into}"
+        if not parts:
+            return (
+                f"{opening.removesuffix(' is on')} is covered."
+                if opening.endswith(" is on")
+                else f"{opening}."
+            )
+        return f"{opening}{'' if opening.endswith(' is on') else ':'} {parts}."
 
     def lead(self, topic: str, notes: list[PaperNote], themes: list[Theme], likely: int = 0) -> str:
         """The opening paragraph: reduced from the notes, in two levels when they do not fit."""
@@ -171,6 +227,81 @@ class Summarizer:
             "summary_lead", topic=topic, notes=self._fit(listing, reserve), example_key=notes[0].key
         )
 
+    def _within(
+        self,
+        topic: str,
+        keyed: dict,
+        hits: list[Hit],
+        likely: int,
+        deadline: float,
+        timings: dict[str, float],
+    ) -> tuple[list[Theme], str]:
+        """(themes, lead) with a model by ``deadline`` (``summary_seconds`` from the start).
+
+        One call per paper was most of a summary's time: 30 papers took 262 s on 2 cores (193 s
+        condensing, then a call per theme and the lead, which, reading 30 notes, cited too little
+        and was replaced by the listing's; given the 30 titles instead, the 1.5B model looped over
+        their keys). So every paper starts with its key sentence and the themes with their title
+        phrases; the model writes one sentence per theme from its titles (the theme's keys are
+        added, so every sentence is cited by construction, and checked against the theme's
+        papers), then condenses the best papers, in order, while the next call fits."""
+        notes = [
+            PaperNote(key, hit.paper, key_sentence(hit.paper), hit.similarity or 0.0)
+            for key, hit in zip(keyed, hits, strict=True)
+        ]
+        if not notes:
+            return [], ""
+        themes = self.themes(topic, notes, by_model=False)
+        self.progress("writing", 0, 1)
+        mark = time.perf_counter()
+        sentences = [self.listing_opening(topic, notes, themes, likely)]
+        spent: list[float] = []
+        for theme in themes:
+            cited = "".join(f"[{n.key}]" for n in theme.notes)
+            said = ""
+            if theme.name != UNNAMED and self._fits(
+                deadline, spent, _cost(count_tokens(_titles([theme])) + 80, 50)
+            ):
+                now = time.perf_counter()
+                said = self.group_sentence(topic, theme)
+                spent.append(time.perf_counter() - now)
+            sentences.append(f"{theme.name}: {said} {cited}" if said else f"{theme.name}: {cited}.")
+        lead = " ".join(sentences)
+        timings["lead"] = time.perf_counter() - mark
+        mark, spent = time.perf_counter(), []
+        reserve = count_tokens(prompt_text("summary_note")) + count_tokens(topic)
+        for n, note in enumerate(notes, start=1):
+            if not self._fits(
+                deadline, spent, _cost(count_tokens(note.paper.abstract) + reserve, _NOTE_TOKENS)
+            ):
+                break
+            now = time.perf_counter()
+            self.rewrite(topic, note)
+            spent.append(time.perf_counter() - now)
+            self.progress("condensed", n, len(notes))
+        timings["condense"] = time.perf_counter() - mark
+        return themes, lead
+
+    @staticmethod
+    def _fits(deadline: float, spent: list[float], guess: float) -> bool:
+        """The next call ends by ``deadline``: guessed as the slowest of the last three of its kind
+        (or ``guess`` before the first), so a run of calls does not overshoot on an average."""
+        return time.perf_counter() + (max(spent[-3:]) if spent else guess) <= deadline
+
+    def group_sentence(self, topic: str, theme: Theme) -> str:
+        """The model's sentence on what a theme's papers work on, from their titles, or "" when
+        it is no single sentence or its papers do not support it."""
+        reserve = count_tokens(prompt_text("summary_group")) + count_tokens(topic) + count_tokens(theme.name)
+        titles = self._fit(
+            "\n".join(f"- {plain_text(n.paper.title) or key_sentence(n.paper)}" for n in theme.notes), reserve
+        )
+        text = self._call("summary_group", topic=topic, name=theme.name, titles=titles)
+        text = without_keys(text.splitlines()[0] if text else "").strip()
+        papers = [n.paper for n in theme.notes]
+        if not text or len(split_sentences(text)) != 1 or _unfounded(text, topic, papers):
+            return ""
+        return text
+
     def summarize(self, topic: str, max_papers: int = 30) -> Summary:
         """Select, condense, group and write; the lead falls back to the cited listing."""
         topic, venue, year = topic_request(checked_query(topic, "topic"))
@@ -188,16 +319,24 @@ class Summarizer:
         timings["select"] = time.perf_counter() - started
         self.progress("selected", len(hits), len(hits))
         keyed = assign_keys(hits)
-        notes = []
-        for n, (key, hit) in enumerate(zip(keyed, hits, strict=True), start=1):
-            notes.append(self.condense(topic, key, hit))
-            self.progress("condensed", n, len(hits))
-        timings["condense"] = time.perf_counter() - started - timings["select"]
-        themes = self.themes(topic, notes)
-        self.progress("writing", 0, 1)
-        checked = check_citations(self.lead(topic, notes, themes, likely), keyed)
+        budget = self.settings.summary_seconds if self.llm.model is not None else 0.0
+        if budget:
+            themes, lead = self._within(topic, keyed, hits, likely, started + budget, timings)
+        else:
+            notes = []
+            for n, (key, hit) in enumerate(zip(keyed, hits, strict=True), start=1):
+                notes.append(self.condense(topic, key, hit))
+                self.progress("condensed", n, len(hits))
+            timings["condense"] = time.perf_counter() - started - timings["select"]
+            themes = self.themes(topic, notes)
+            self.progress("writing", 0, 1)
+            lead = self.lead(topic, notes, themes, likely)
+        notes = [n for theme in themes for n in theme.notes]
+        checked = check_citations(lead, keyed)
         invalid = checked.invalid
-        if notes and not fully_cited(checked.text, keyed):
+        # A lead within the budget is cited theme by theme as it is built; the model's own lead
+        # must cite every sentence.
+        if notes and not budget and not fully_cited(checked.text, keyed):
             # A lead with an uncited statement cannot be traced; the listing lead always can.
             checked = check_citations(self.listing_lead(topic, notes, themes, likely), keyed)
         timings["total"] = time.perf_counter() - started

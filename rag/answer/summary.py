@@ -22,6 +22,7 @@ class PaperNote:
     paper: Paper
     note: str
     similarity: float
+    written: bool = False  # the model wrote the note (else it is the paper's own key sentence)
 
 
 @dataclass
@@ -97,6 +98,9 @@ class Summary:
                 lines.append("")
         covered = f"{len(self.papers)} of {self.likely}" if split else f"{len(self.papers)}"
         covered += " papers"
+        written = sum(n.written for n in self.papers)
+        if written < len(self.papers) and self.model != "none":  # a time budget kept the model to some
+            covered += f"; the model's notes on {written}, the papers' own key sentences on the rest"
         lines.append(f"_{covered} · {self.model}_")
         return "\n".join(lines)
 
@@ -108,7 +112,10 @@ class Summary:
             "themes": [
                 {
                     "name": t.name,
-                    "papers": [{"key": n.key, "id": n.paper.id, "note": n.note} for n in t.notes],
+                    "papers": [
+                        {"key": n.key, "id": n.paper.id, "note": n.note, "by_model": n.written}
+                        for n in t.notes
+                    ],
                 }
                 for t in self.themes
             ],

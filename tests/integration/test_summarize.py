@@ -18,6 +18,13 @@ from ..conftest import ICML2024
 from ..fakes import ScriptedChatModel
 from .test_cli import run
 
+
+def unbudgeted(settings):
+    """Without the time budget, as a summary with a model was written before it (and still is with
+    `summary_seconds` 0): every paper condensed, every theme named, the lead from the notes."""
+    return settings.replace(summary_seconds=0)
+
+
 TOPICS = {
     "watermarking": {"003-09", "000-15", "000-14", "004-01"},
     "differential privacy": {"000-05", "004-17"},
@@ -68,7 +75,9 @@ def test_a_summary_asks_the_model_once_for_the_term_call_then_reads_its_cache(
 ):
     replies = ["private training\nmatrix factorization", "Note one.", "Note two.", "Lead [000-05][004-17]."]
     model = ScriptedChatModel(replies=replies * 2, prompts=[])
-    settings = seed_settings.replace(data_dir=tmp_path)  # the terms' cache only; the index is built
+    settings = unbudgeted(seed_settings).replace(
+        data_dir=tmp_path
+    )  # the terms' cache only; the index is built
     chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
     Summarizer(settings, chain.retriever, chain.llm).summarize("differential privacy")
     asked = [p for p in model.prompts if 'Terms for "differential privacy"' in p[0].content]
@@ -84,7 +93,7 @@ def test_lead_citations_are_validated_and_invented_keys_removed(seed_settings, s
     ]
     replies = [*notes, "Both study private training [000-05][004-17] and more [999-99]."]
     model = ScriptedChatModel(replies=replies, prompts=[])
-    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    chain = AnswerChain(unbudgeted(seed_settings), seed_retriever, LLMHandle("openai", model, "scripted"))
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
     assert summary.lead == "Both study private training [000-05][004-17] and more."
     assert summary.invalid_keys == ["999-99"]
@@ -98,7 +107,7 @@ def test_every_prompt_fits_the_context_budget_on_a_large_topic(seed_settings, se
     on_topic = [p for p in papers if "language model" in p.abstract]
     hits = [Hit(p, 1.0 - i / 1000, similarity=0.6) for i, p in enumerate(on_topic)]
     assert len(hits) > 120
-    settings = seed_settings.replace(context_tokens=2048, llm_max_tokens=256)
+    settings = unbudgeted(seed_settings).replace(context_tokens=2048, llm_max_tokens=256)
     replies = [f"Paper {i} contributes a method with a long result. " * 3 for i in range(400)]
     model = ScriptedChatModel(replies=replies, prompts=[])
     chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
@@ -134,7 +143,7 @@ def test_chat_summarize_command(seed_settings):
 
 def test_an_uncited_lead_from_the_model_is_replaced_by_the_cited_listing(seed_settings, seed_retriever):
     model = ScriptedChatModel(replies=["Note one.", "Note two.", "Both papers study privacy."], prompts=[])
-    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    chain = AnswerChain(unbudgeted(seed_settings), seed_retriever, LLMHandle("openai", model, "scripted"))
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
     assert "[000-05]" in summary.lead and "[004-17]" in summary.lead
 
@@ -148,7 +157,7 @@ def test_a_paper_note_with_an_invented_figure_is_replaced_by_the_papers_own_sent
         "Lead [000-05].",
     ]
     model = ScriptedChatModel(replies=replies, prompts=[])
-    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    chain = AnswerChain(unbudgeted(seed_settings), seed_retriever, LLMHandle("openai", model, "scripted"))
     notes = {
         n.paper.id: n.note
         for n in Summarizer(chain.settings, chain.retriever, chain.llm)
@@ -165,6 +174,80 @@ def test_a_lead_with_one_uncited_sentence_is_replaced_by_the_cited_listing(seed_
     ]
     lead = "Both papers study privacy [000-05][004-17]. They differ in their focus."
     model = ScriptedChatModel(replies=[*notes, lead], prompts=[])
-    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    chain = AnswerChain(unbudgeted(seed_settings), seed_retriever, LLMHandle("openai", model, "scripted"))
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
     assert summary.lead.startswith("2 papers on differential privacy") and "They differ" not in summary.lead
+
+
+class _Clock:
+    """A clock that only moves when the scripted model answers: each call takes ``per_call`` s."""
+
+    def __init__(self, per_call: float) -> None:
+        self.now, self.per_call = 0.0, per_call
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def _timed_model(replies: list[str], clock: _Clock) -> ScriptedChatModel:
+    class Timed(ScriptedChatModel):
+        def _generate(self, messages, stop=None, run_manager=None, **kw):
+            clock.now += clock.per_call
+            return super()._generate(messages, stop, run_manager, **kw)
+
+    return Timed(replies=replies, prompts=[])
+
+
+def test_within_its_time_budget_a_summary_cites_one_model_sentence_per_theme_and_condenses_the_best_papers(
+    seed_settings, seed_retriever, monkeypatch
+):
+    clock = _Clock(per_call=1.0)
+    monkeypatch.setattr("rag.answer.summarize.time", clock)
+    notes = [
+        "The first DP algorithm whose DP guarantees can be verified cheaper than training.",
+        "DPIMF is a differentially private implicit matrix factorization framework for recommendation.",
+    ]
+    group = "These papers make training and recommendation differentially private."
+    model = _timed_model([group, *notes], clock)
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
+    keys = "".join(f"[{n.key}]" for n in summary.themes[0].notes)
+    assert summary.lead.startswith("2 papers on differential privacy fall into one theme.")
+    assert f"{summary.themes[0].name}: {group} {keys}" in summary.lead and not summary.invalid_keys
+    assert sorted(n.note for n in summary.papers) == sorted(notes) and all(n.written for n in summary.papers)
+    assert "titles" in model.prompts[0][-1].content.lower()  # the theme's sentence is written from its titles
+    assert "key sentences" not in summary.to_markdown()
+
+
+def test_when_the_budget_runs_out_the_other_papers_keep_their_own_key_sentences(
+    seed_settings, seed_retriever, monkeypatch
+):
+    clock = _Clock(per_call=10.0)
+    monkeypatch.setattr("rag.answer.summarize.time", clock)
+    monkeypatch.setattr("rag.answer.summarize._READ_SECONDS", 0.0)  # the first guesses: free calls
+    monkeypatch.setattr("rag.answer.summarize._WRITE_SECONDS", 0.0)
+    note = "The first DP algorithm whose DP guarantees can be verified cheaper than training."
+    replies = ["These papers make training and recommendation private.", note]
+    model = _timed_model(replies, clock)
+    settings = seed_settings.replace(summary_seconds=25)  # the theme's sentence and one note: 20 s
+    chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summary = Summarizer(settings, chain.retriever, chain.llm).summarize("differential privacy")
+    best, other = sorted(summary.papers, key=lambda n: -n.similarity)
+    assert best.paper.id == "000-05" and best.written and best.note == note
+    assert not other.written and other.note in other.paper.abstract  # its own key sentence
+    assert len(model.prompts) == 2 and "the model's notes on 1" in summary.to_markdown()
+
+
+def test_a_theme_sentence_naming_what_its_papers_do_not_is_replaced_by_the_themes_name(
+    seed_settings, seed_retriever, monkeypatch
+):
+    clock = _Clock(per_call=1.0)
+    monkeypatch.setattr("rag.answer.summarize.time", clock)
+    replies = ["These papers apply GPT-7 to private training.", "Note one.", "Note two."]
+    chain = AnswerChain(
+        seed_settings, seed_retriever, LLMHandle("openai", _timed_model(replies, clock), "scripted")
+    )
+    summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
+    theme = summary.themes[0]
+    assert "GPT-7" not in summary.lead
+    assert f"{theme.name}: {''.join(f'[{n.key}]' for n in theme.notes)}." in summary.lead
