@@ -34,6 +34,7 @@ def run(checkout: Path, args: list[str], data: Path) -> float:
         "CITELINE_DATA_DIR": str(data),
         "CITELINE_LOG": "false",
         "CITELINE_SERVE_IDLE_MINUTES": "0",
+        "CITELINE_LLM": "local",  # the embedded model, never a quiet fall-back to none
     }
     command, env = in_checkout(["citeline", *args], env, checkout)
     mark = time.perf_counter()

@@ -398,10 +398,10 @@ class AnswerSettings(_Group):
     )
     summary_seconds: float = setting(
         60.0,
-        "with a model, a summary's time budget: the model writes the lead paragraph from the papers' "
-        "titles, then condenses the best papers one by one while the budget lasts; the others keep "
-        "their own key sentence and the themes their title phrases (0: no budget, every paper "
-        "condensed and every theme named by the model)",
+        "with a model, a summary's time budget: the model writes one sentence per theme from its "
+        "papers' titles, then condenses the best papers one by one while the budget lasts; the "
+        "others keep their own key sentence and the themes their title phrases (0: no budget, "
+        "every paper condensed, every theme named and the lead written by the model)",
         low=0.0,
         high=86_400.0,
     )

@@ -1,13 +1,14 @@
 """Cited overviews of a subfield: select the papers on a topic, condense, group into themes, write.
 
-Selection is not a fixed k: retrieval with the relevance floor proposes candidates, and a check
-keeps those that are about the topic (the topic's terms occur in the paper, or the dense match is
-strong). Then map-reduce under the model's context budget: each paper is condensed to its key
-contribution and result (map), papers are grouped into themes by clustering their embeddings,
-and the lead paragraph is written from the notes (reduce; hierarchically, theme by theme, when
-the notes do not fit in one prompt). Per-paper sentences carry their citation by construction;
-the lead's citations are validated like ``ask``'s. Without an LLM the digest uses each paper's
-key sentence and names themes by their most distinctive terms.
+Selection is the listings' (:func:`rag.retrieval.relevance.papers_on`: the topic's core and the
+papers speaking its vocabulary). Papers are grouped into themes by clustering their embeddings,
+named by their titles' phrases. With a model, a summary keeps to a time budget
+(``summary_seconds``, :meth:`Summarizer._within`): one sentence per theme from its titles, cited
+to the theme's papers it is about, then the best papers condensed while the next call fits; the
+others keep their own key sentence. With no budget (0), every paper is condensed to its key
+contribution (map) and the lead is written from the notes (reduce; theme by theme when they do
+not fit one prompt), its citations validated like ``ask``'s. Per-paper sentences carry their
+citation by construction. Without an LLM the digest uses each paper's key sentence.
 
 This module runs those steps and makes the model calls; the clustering and the no-model theme
 names are :mod:`rag.answer.themes` (listing answers use them too), and the overview it returns,
@@ -17,6 +18,7 @@ with its Markdown and JSON, is :mod:`rag.answer.summary`.
 from __future__ import annotations
 
 import re
+import statistics
 import time
 
 from rag.answer.citations import assign_keys, check_citations
@@ -25,7 +27,7 @@ from rag.answer.grounding import invented_figures, invented_names, unsupported_r
 from rag.answer.intent import classify
 from rag.answer.summary import PaperNote, Summary, Theme
 from rag.answer.themes import UNNAMED, named_groups
-from rag.errors import BadInput
+from rag.errors import BadInput, CitelineError
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle
 from rag.records import Hit, Paper, Progress
@@ -33,7 +35,17 @@ from rag.resources import prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import papers_on
 from rag.settings import Settings
-from rag.text import checked_query, cited_sentences, plain_text, split_sentences, supports, without_keys
+from rag.text import (
+    RESEARCH_FILLER,
+    STOP_WORDS,
+    checked_query,
+    cited_sentences,
+    plain_text,
+    split_sentences,
+    stem_terms,
+    supports,
+    without_keys,
+)
 
 _CONTRIBUTION = re.compile(
     r"\b(?:we (?:propose|introduce|present|develop|design)|this paper|in this work)\b", re.I
@@ -85,19 +97,43 @@ def _cost(prompt_tokens: int, written: int) -> float:
     return prompt_tokens * _READ_SECONDS + written * _WRITE_SECONDS
 
 
-def _titles(themes: list[Theme]) -> str:
-    """The papers' titles with their keys, theme by theme: what a lead within a budget reads."""
+_GROUP_TOKENS = 64  # a theme's sentence: at most 25 words
+_TITLE_CHARS = 200  # a title longer than this is no title (nor an instruction the model should read)
+# Model text that would be more than a sentence in a Markdown lead: a bracket (a key or a link's
+# text), markup, a URL. A title can ask the model for it; no sentence on a theme needs it.
+_NOT_PROSE = re.compile(r"[\[\]<>`|*_#]|\]\(|https?:|www\.", re.I)
+
+
+def _titles(theme: Theme) -> str:
+    """A theme's titles, one per line, as the theme prompt quotes them (its length guesses a call's cost)."""
     return "\n".join(
-        f"[{n.key}] {plain_text(n.paper.title) or key_sentence(n.paper)}"
-        for theme in themes
-        for n in theme.notes
+        f"- {(plain_text(n.paper.title) or key_sentence(n.paper))[:_TITLE_CHARS]}" for n in theme.notes
     )
+
+
+def _holding(sentence: str, topic: str, name: str, papers: list[Paper]) -> list[int]:
+    """The papers (indices) a sentence on their theme may cite: those whose own title and abstract
+    write one of its words beyond the topic's, the theme's name and filler, and say nothing
+    against it. A sentence the group supports only read together (one paper's words, the others
+    cited with it) is cited to the papers it is about, not to every paper of the theme."""
+    from rag.answer.check import contradiction
+
+    general = set(stem_terms(f"{topic} {name}", STOP_WORDS, min_length=3))
+    words = set(stem_terms(sentence, STOP_WORDS | RESEARCH_FILLER, min_length=3)) - general
+    holding = []
+    for i, paper in enumerate(papers):
+        text = plain_text(f"{paper.title}. {paper.abstract}")
+        if words & set(stem_terms(text, STOP_WORDS, min_length=3)) and not contradiction(
+            sentence, split_sentences(text)
+        ):
+            holding.append(i)
+    return holding
 
 
 def _unfounded(sentence: str, topic: str, papers: list[Paper]) -> bool:
     """A sentence on a group of papers names a figure or a name none of them writes, or most of
-    its words are not theirs. The group's papers are read together: a sentence on what a theme
-    works on spans several of them, so no one paper supports it (the check of a note)."""
+    its words are not theirs, read together (a sentence on what a theme works on spans several of
+    them, so no one paper supports it all; :func:`_holding` says which of them it is about)."""
     together = " ".join(f"{p.title} {p.abstract}" for p in papers)
     return bool(
         invented_figures(sentence, topic, papers) or invented_names(sentence, papers)
@@ -120,11 +156,11 @@ class Summarizer:
         """Tokens one prompt may use: the context window less the reply and a safety margin."""
         return self.settings.context_tokens - self.settings.llm_max_tokens - 64
 
-    def _call(self, template: str, **values: str) -> str:
+    def _call(self, template: str, max_tokens: int | None = None, **values: str) -> str:
         prompt = prompt_text(template).format(**values)
         if count_tokens(prompt) > self._budget:
             raise AssertionError(f"prompt over budget in {template}")  # guarded by the callers
-        return self.llm.invoke(prompt)
+        return self.llm.invoke(prompt, max_tokens=max_tokens)
 
     def _fit(self, text: str, reserve: int) -> str:
         """Cut ``text`` to what fits beside a template of ``reserve`` tokens."""
@@ -146,7 +182,10 @@ class Summarizer:
         quote cannot misstate the paper, so the key sentence stays otherwise)."""
         reserve = count_tokens(prompt_text("summary_note")) + count_tokens(topic)
         text = self._call(
-            "summary_note", topic=topic, abstract=self._fit(plain_text(note.paper.abstract), reserve)
+            "summary_note",
+            max_tokens=_NOTE_TOKENS,
+            topic=topic,
+            abstract=self._fit(plain_text(note.paper.abstract), reserve),
         )
         text = without_keys(text.splitlines()[0] if text else "")
         if text and not unsupported_reason(text, topic, [note.paper]):
@@ -158,7 +197,8 @@ class Summarizer:
         group instead."""
         if not notes:
             return []
-        named = named_groups(topic, notes, self.retriever.embedder) or [(topic.strip().capitalize(), notes)]
+        whole = topic.strip()[:1].upper() + topic.strip()[1:]  # "LLM safety" stays so
+        named = named_groups(topic, notes, self.retriever.embedder) or [(whole, notes)]
         themes = []
         for term, group in sorted(named, key=lambda g: (g[0] == UNNAMED, -max(n.similarity for n in g[1]))):
             group.sort(key=lambda n: -n.similarity)
@@ -256,27 +296,39 @@ class Summarizer:
         mark = time.perf_counter()
         sentences = [self.listing_opening(topic, notes, themes, likely)]
         spent: list[float] = []
+        failed = False  # a model that errs once (down, timing out) is not called again
+        group_prompt = count_tokens(prompt_text("summary_group")) + count_tokens(topic)
         for theme in themes:
             cited = "".join(f"[{n.key}]" for n in theme.notes)
-            said = ""
-            if theme.name != UNNAMED and self._fits(
-                deadline, spent, _cost(count_tokens(_titles([theme])) + 80, 50)
-            ):
-                now = time.perf_counter()
-                said = self.group_sentence(topic, theme)
-                spent.append(time.perf_counter() - now)
-            sentences.append(f"{theme.name}: {said} {cited}" if said else f"{theme.name}: {cited}.")
+            line = f"{theme.name}: {cited}."
+            if not failed and theme.name != UNNAMED:
+                guess = _cost(count_tokens(_titles(theme)) + group_prompt, _GROUP_TOKENS)
+                if self._fits(deadline, spent, guess):
+                    now = time.perf_counter()
+                    try:
+                        said, about = self.group_sentence(topic, theme)
+                    except CitelineError:
+                        failed, said, about = True, "", []
+                    spent.append(time.perf_counter() - now)
+                    if said:
+                        rest = "".join(f"[{n.key}]" for n in theme.notes if n not in about)
+                        keys = "".join(f"[{n.key}]" for n in about)
+                        line = f"{theme.name}: {said} {keys}" + (f" See also {rest}." if rest else "")
+            sentences.append(line)
         lead = " ".join(sentences)
         timings["lead"] = time.perf_counter() - mark
         mark, spent = time.perf_counter(), []
         reserve = count_tokens(prompt_text("summary_note")) + count_tokens(topic)
         for n, note in enumerate(notes, start=1):
-            if not self._fits(
+            if failed or not self._fits(
                 deadline, spent, _cost(count_tokens(note.paper.abstract) + reserve, _NOTE_TOKENS)
             ):
                 break
             now = time.perf_counter()
-            self.rewrite(topic, note)
+            try:
+                self.rewrite(topic, note)
+            except CitelineError:
+                failed = True  # the notes built so far stand: every paper keeps its key sentence
             spent.append(time.perf_counter() - now)
             self.progress("condensed", n, len(notes))
         timings["condense"] = time.perf_counter() - mark
@@ -284,23 +336,36 @@ class Summarizer:
 
     @staticmethod
     def _fits(deadline: float, spent: list[float], guess: float) -> bool:
-        """The next call ends by ``deadline``: guessed as the slowest of the last three of its kind
-        (or ``guess`` before the first), so a run of calls does not overshoot on an average."""
-        return time.perf_counter() + (max(spent[-3:]) if spent else guess) <= deadline
+        """The next call ends by ``deadline``: guessed as the median of the last three of its kind
+        (or ``guess`` before the first): one slow call (a busy machine) does not stop every later
+        one, as the slowest of three would, which it would never leave."""
+        return time.perf_counter() + (statistics.median(spent[-3:]) if spent else guess) <= deadline
 
-    def group_sentence(self, topic: str, theme: Theme) -> str:
-        """The model's sentence on what a theme's papers work on, from their titles, or "" when
-        it is no single sentence or its papers do not support it."""
+    def group_sentence(self, topic: str, theme: Theme) -> tuple[str, list[PaperNote]]:
+        """The model's sentence on what a theme's papers work on, from their titles, and the
+        notes of the papers it is about (:func:`_holding`); ("", []) when it is no single plain
+        sentence, the papers together do not support it, or it is about under half of them."""
         reserve = count_tokens(prompt_text("summary_group")) + count_tokens(topic) + count_tokens(theme.name)
-        titles = self._fit(
-            "\n".join(f"- {plain_text(n.paper.title) or key_sentence(n.paper)}" for n in theme.notes), reserve
+        text = self._call(
+            "summary_group",
+            max_tokens=_GROUP_TOKENS,
+            topic=topic,
+            name=theme.name,
+            titles=self._fit(_titles(theme), reserve),
         )
-        text = self._call("summary_group", topic=topic, name=theme.name, titles=titles)
-        text = without_keys(text.splitlines()[0] if text else "").strip()
+        text = (text.splitlines()[0] if text else "").strip()
         papers = [n.paper for n in theme.notes]
-        if not text or len(split_sentences(text)) != 1 or _unfounded(text, topic, papers):
-            return ""
-        return text
+        if (
+            not text
+            or _NOT_PROSE.search(text)
+            or len(split_sentences(text)) != 1
+            or _unfounded(text, topic, papers)
+        ):
+            return "", []
+        about = [theme.notes[i] for i in _holding(text, topic, theme.name, papers)]
+        if len(about) < max(2, (len(papers) + 1) // 2):
+            return "", []
+        return text, about
 
     def summarize(self, topic: str, max_papers: int = 30) -> Summary:
         """Select, condense, group and write; the lead falls back to the cited listing."""
@@ -341,5 +406,13 @@ class Summarizer:
             checked = check_citations(self.listing_lead(topic, notes, themes, likely), keyed)
         timings["total"] = time.perf_counter() - started
         return Summary(
-            topic, checked.text, themes, self.llm.name, invalid, timings, others, selection.total - likely
+            topic,
+            checked.text,
+            themes,
+            self.llm.name,
+            invalid,
+            timings,
+            others,
+            selection.total - likely,
+            budgeted=bool(budget),
         )

@@ -8,10 +8,11 @@ Markdown below the ``ui`` stage, and ``--format json`` is the same data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Collection
 from typing import Any
 
 from rag.records import Citation, Paper
-from rag.text import KEY_GROUP, markdown_literal, papers_count, plain_text, share_vocabulary
+from rag.text import KEY_GROUP, markdown_literal, papers_count, plain_text, share_vocabulary, split_keys
 
 
 @dataclass
@@ -47,6 +48,8 @@ class Summary:
     # The last this many of ``others`` only share some of the topic's vocabulary (a conference's
     # long tail, rag/retrieval/topics.py likely_first): named after the rest, never covered.
     vocabulary_only: int = 0
+    # The model kept to a time budget (``summary_seconds``), so it may have condensed only some papers.
+    budgeted: bool = False
 
     @property
     def found(self) -> int:
@@ -72,7 +75,7 @@ class Summary:
         lines = [
             f"# {md(self.topic)}: what the papers here cover",
             "",
-            md(self.lead, keep_keys=True) or "_No papers on this topic._",
+            md(self.lead, keys={n.key for n in self.papers}) or "_No papers on this topic._",
             "",
         ]
         for theme in self.themes:
@@ -99,7 +102,7 @@ class Summary:
         covered = f"{len(self.papers)} of {self.likely}" if split else f"{len(self.papers)}"
         covered += " papers"
         written = sum(n.written for n in self.papers)
-        if written < len(self.papers) and self.model != "none":  # a time budget kept the model to some
+        if self.budgeted and written < len(self.papers):
             covered += f"; the model's notes on {written}, the papers' own key sentences on the rest"
         lines.append(f"_{covered} · {self.model}_")
         return "\n".join(lines)
@@ -131,15 +134,17 @@ class Summary:
         }
 
 
-def md(text: str, keep_keys: bool = False) -> str:
+def md(text: str, keys: Collection[str] = ()) -> str:
     """Corpus-derived text as literal Markdown, LaTeX unwrapped and math typeset as Unicode text;
-    ``keep_keys`` leaves ``[KEY]`` as is.
+    a bracket group of ``keys`` only (``[KEY]``, ``[K1, K2]``) stays as is, any other is escaped.
 
-    A bracketed key not followed by ``(`` is no link, so citations stay readable in the raw file.
+    A bracketed key not followed by ``(`` is no link, so citations stay readable in the raw file;
+    a group that is not a citation ("[docs](https://…)" in a title the model repeated) is text.
     """
-    if not keep_keys:
-        return markdown_literal(plain_text(text, symbols=True))
     parts = KEY_GROUP.split(text)  # text, key group, text, ...
     return "".join(
-        f"[{p}]" if i % 2 else markdown_literal(plain_text(p, symbols=True)) for i, p in enumerate(parts)
+        f"[{p}]"
+        if i % 2 and keys and set(split_keys(p)) <= set(keys) and not parts[i + 1].startswith("(")
+        else markdown_literal(plain_text(f"[{p}]" if i % 2 else p, symbols=True))
+        for i, p in enumerate(parts)
     )

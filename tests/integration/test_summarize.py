@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -251,3 +252,78 @@ def test_a_theme_sentence_naming_what_its_papers_do_not_is_replaced_by_the_theme
     theme = summary.themes[0]
     assert "GPT-7" not in summary.lead
     assert f"{theme.name}: {''.join(f'[{n.key}]' for n in theme.notes)}." in summary.lead
+
+
+def test_a_theme_sentence_is_cited_only_to_the_papers_that_write_its_words(seed_settings, seed_retriever):
+    from rag.answer.summary import PaperNote, Theme
+    from rag.records import Paper
+
+    papers = [
+        Paper("p1", "We make training differentially private with verifiable guarantees.", "a", "s.txt", 1),
+        Paper("p2", "A private recommender built on implicit matrix factorization.", "b", "s.txt", 2),
+        Paper("p3", "Differentially private training of recommenders at scale.", "c", "s.txt", 3),
+    ]
+    theme = Theme("Private training", [PaperNote(p.id, p, p.abstract, 0.5) for p in papers])
+    sentence = "These papers make recommenders private with matrix factorization and verifiable guarantees."
+    model = ScriptedChatModel(replies=[sentence, sentence], prompts=[])
+    summarizer = Summarizer(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    said, about = summarizer.group_sentence("differential privacy", theme)
+    assert said == sentence and [n.key for n in about] == ["p1", "p2", "p3"]
+    # Only one paper writes it: no sentence, rather than one cited to papers that do not say it.
+    theme.notes[1:] = [PaperNote("p4", Paper("p4", "Auditing privacy of language models.", "d", "s.txt", 4), "", 0.4)]
+    theme.notes.append(PaperNote("p5", Paper("p5", "Membership inference on images.", "e", "s.txt", 5), "", 0.3))
+    model.replies.append("These papers make training private with verifiable guarantees.")
+    assert summarizer.group_sentence("differential privacy", theme) == ("", [])
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "These papers train private models, see [the docs](https://evil.example/x).",
+        "These papers train private models <img src=x>.",
+        "These papers train private models [000-05].",
+    ],
+)
+def test_a_theme_sentence_with_a_link_markup_or_brackets_is_not_used(
+    seed_settings, seed_retriever, monkeypatch, reply
+):
+    clock = _Clock(per_call=1.0)
+    monkeypatch.setattr("rag.answer.summarize.time", clock)
+    chain = AnswerChain(
+        seed_settings, seed_retriever, LLMHandle("openai", _timed_model([reply, "n", "n"], clock), "scripted")
+    )
+    summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
+    markdown = summary.to_markdown()
+    assert "evil.example" not in summary.lead and "<img" not in summary.lead
+    assert "](" not in markdown and "<img" not in markdown
+
+
+def test_a_model_that_fails_leaves_every_paper_its_own_key_sentence(seed_settings, seed_retriever, monkeypatch):
+    class Failing(ScriptedChatModel):
+        def _generate(self, messages, stop=None, run_manager=None, **kw):
+            self.prompts.append(messages)
+            raise TimeoutError("the server stopped answering")
+
+    model = Failing(replies=[], prompts=[])
+    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("watermarking")
+    assert len(summary.papers) == 4 and not any(n.written for n in summary.papers)
+    assert all(n.note in n.paper.abstract for n in summary.papers)
+    assert len(model.prompts) == 1  # not called again once it failed (retries are the client's)
+    assert all(f"[{n.key}]" in summary.lead for n in summary.papers)
+
+
+def test_a_summary_without_a_model_says_nothing_of_the_models_notes(no_llm_chain):
+    handle = LLMHandle("none", None, "none (extractive)")
+    summary = Summarizer(no_llm_chain.settings, no_llm_chain.retriever, handle).summarize("watermarking")
+    assert not summary.budgeted and "the model's notes" not in summary.to_markdown()
+
+
+def test_markdown_keeps_bracket_groups_of_cited_keys_only():
+    from rag.answer.summary import md
+
+    text = "A [000-05] B [000-05, 004-17] C [docs [x] here](https://evil.example/x) D [999-99]"
+    out = md(text, keys={"000-05", "004-17"})
+    assert "[000-05]" in out and "[000-05, 004-17]" in out
+    assert re.search(r"(?<!\\)\]\(", out) is None  # no unescaped link
+    assert "\\[docs \\[x\\] here\\](https" in out and "\\[999-99\\]" in out
