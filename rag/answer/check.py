@@ -1009,6 +1009,7 @@ _ONE_FORM = {
 _SIGN = re.compile(r"\b(positive|negative)(?:ly)?\b", re.I)
 _SIGN_OBJECT = 4  # content words of the claim that name what a sign is said of
 _SIGN_REACH = 8  # content words after the paper's sign it may name them in
+_SIGN_BEFORE = re.compile(r"[,;:()]|\b(?:but|while|whereas|although|though|and)\b", re.I)
 _NOT_OBJECT = stems_of(_NO_ANCHOR) | frozenset(
     stem_terms("correlation association relationship effect", frozenset())
 )
@@ -1019,40 +1020,51 @@ def _signs_crossed(claim: str, sentence: str) -> str:
     model size but positively with world knowledge") where the paper gives one of them the other
     sign ("a strong positive correlation between brain alignment and model size"): the paper's
     sign as written, or "". Such a claim holds both words, so the antonym rule, which wants the
-    paper's word missing from the claim, cannot see it; here each sign is read with what follows
-    it, up to the next sign."""
+    paper's word missing from the claim, cannot see it; here each sign is read with its own
+    clause's words (:func:`_signed`): the paper's sign is said of all the claim's sign is said of
+    after it, and of some of the claim's subject (the words before its first sign), so "data
+    diversity has a negative effect on training speed" does not cross "robustness is positively
+    associated with data diversity"."""
     if not re.search(rf"{_RELATION}|{_RELATED}", claim, re.I):
         return ""
     mine = _signed(claim, _SIGN_OBJECT)
-    if len({sign for sign, _, _ in mine}) < 2:
+    if len({sign for sign, _, _, _ in mine}) < 2:
         return ""
+    subject = mine[0][1]
     theirs = [
-        (sign, said, word)
-        for sign, said, word in _signed(sentence, _SIGN_REACH)
+        (sign, before | after, word)
+        for sign, before, after, word in _signed(sentence, _SIGN_REACH)
         if _opposed_form(word, sentence)
     ]
-    if len(frozenset().union(*(said for _, said, _ in mine))) < 2:  # too little to tell what of
+    if len(frozenset().union(*(said for _, _, said, _ in mine))) < 2:  # too little to tell what of
         return ""
-    for sign, said, _ in mine:
+    for sign, _, said, _ in mine:
         if not said:
             continue
         if any(s == sign and said <= found for s, found, _ in theirs):
             continue
         for other, found, word in theirs:
-            if other != sign and said <= found:
+            if other != sign and said <= found and (not subject or subject & found):
                 return word
     return ""
 
 
-def _signed(text: str, reach: int) -> list[tuple[str, frozenset[str], re.Match[str]]]:
-    """(the sign's stem, the first ``reach`` content stems after it up to the next sign, the
-    sign as written) for each sign of ``text``."""
+def _signed(text: str, reach: int) -> list[tuple[str, frozenset[str], frozenset[str], re.Match[str]]]:
+    """(the sign's stem, the content stems of its clause before it, the first ``reach`` after
+    it, the sign as written) for each sign of ``text``. Before it: back to the clause's start, an
+    "and" or the previous sign ("Label noise is negatively associated …"); after it: up to the
+    next sign or the clause's end ("… with robustness, and data diversity …" names no diversity)."""
     found = list(_SIGN.finditer(text))
     out = []
     for n, m in enumerate(found):
+        start = found[n - 1].end() if n else 0
         end = found[n + 1].start() if n + 1 < len(found) else len(text)
-        stems = [t for t in _sequence(text[m.end() : end]) if t not in _NOT_OBJECT and len(t) > 2]
-        out.append((_stem_of(m.group(1)), frozenset(stems[:reach]), m))
+        before = _SIGN_BEFORE.split(text[start : m.start()])[-1]
+        after = _CLAUSE_BREAK.split(text[m.end() : end])[0]
+        stems = [
+            [t for t in _sequence(part) if t not in _NOT_OBJECT and len(t) > 2] for part in (before, after)
+        ]
+        out.append((_stem_of(m.group(1)), frozenset(stems[0][-reach:]), frozenset(stems[1][:reach]), m))
     return out
 
 
@@ -1183,6 +1195,8 @@ _CHANGED = re.compile(
     rf"\b(?:(?P<up>{_RAISES})|(?P<down>{_LOWERS}))\s+(?P<what>(?:{_OBJECT_WORD}){{0,3}}[\w-]+)", re.I
 )
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:but|while|whereas|although|though)\b", re.I)
+_CONDITION = re.compile(r"\W*(?:without|unless|absent|in\s+the\s+absence\s+of|(?:if|when)\s+no)\b", re.I)
+_TO_WHAT = re.compile(r"\s+to\s+(?:the\s+|an?\s+)?([\w-]+)", re.I)
 _COST = re.compile(
     r"(?:gaps?|loss(?:es)?|drops?|risks?|concerns?|costs?|bounds?|penalt(?:y|ies)|violations?)$", re.I
 )
@@ -1256,7 +1270,9 @@ def _changed_the_other_way(claim: str, sentence: str) -> str:
         return ""
     for graded, changing in ((claim, sentence), (sentence, claim)):
         for sign, adjective, comparative in _qualities(graded):
-            if _negated_before(graded, comparative.start()):
+            if _negated_before(graded, comparative.start()) or _said_of_another_thing(
+                graded, comparative, changing
+            ):
                 continue
             for turned, m in _changes(changing):
                 if turned == sign or _negated_before(changing, m.start()):
@@ -1279,8 +1295,22 @@ def _changed_the_other_way(claim: str, sentence: str) -> str:
 def _negated_before(text: str, at: int) -> bool:
     """A negation in the clause before ``at`` ("does not make the model more robust", "is no
     more robust"), which is what turns a change or comparative around; one after it ("…, but not
-    substantially", "than answering without it") hedges or compares, it does not."""
-    return _negates(_CLAUSE_BREAK.split(text[:at])[-1])
+    substantially", "than answering without it") hedges or compares, it does not. A condition
+    the sentence opens with ("Without safety data, fine-tuning makes it more unsafe") says when,
+    so the change is not set against the other side's plain one either."""
+    before = text[:at]
+    return _negates(_CLAUSE_BREAK.split(before)[-1]) or bool(_CONDITION.match(before))
+
+
+def _said_of_another_thing(graded: str, comparative: re.Match[str], other: str) -> bool:
+    """A quality named by its opposite (:data:`_LACKING`) with what it is said of ("more
+    susceptible to overfitting") is about that thing, not the quality at large: it lacks the
+    other side's robustness only when the other side names the thing too ("… to adversarial
+    attacks")."""
+    if comparative.group(0).split()[-1].lower() not in _LACKING:
+        return False
+    to = _TO_WHAT.match(graded, comparative.end())
+    return bool(to) and _stem_of(to.group(1)) not in _stems(other)
 
 
 def _changed_quality(change: re.Match[str], adjective: str) -> str:

@@ -1054,6 +1054,16 @@ def test_a_superlative_turns_a_finding_around_as_its_comparative_does(claim, sen
             "Larger batches degrade robustness in image classifiers.",
             "",
         ),
+        (  # a quality named by its opposite is said of what it is "susceptible to"
+            "DiffPure improves the robustness of image classifiers on CIFAR-10.",
+            "DiffPure makes image classifiers more susceptible to overfitting on CIFAR-10.",
+            "",
+        ),
+        (  # a condition the sentence opens with says when, not the other way round
+            "Fine-tuning improves the safety of chat models against jailbreaks.",
+            "Without safety data, fine-tuning makes chat models more unsafe against jailbreaks.",
+            "",
+        ),
         (  # what earlier work found is not the paper's finding
             "Pruning the attention heads leaves the translation model more robust to noisy inputs.",
             "Existing methods for pruning attention heads degrade the translation model's robustness.",
@@ -1167,6 +1177,25 @@ def test_a_quality_one_side_makes_more_of_and_the_other_less_turns_the_finding_a
             " network.",
             "We find a positive correlation between probe accuracy and the depth of the network.",
             False,
+        ),
+        # each sign with its own clause: what it is said of may come before it, and the next
+        # clause (after a comma) is another thing's
+        (
+            "Robustness is positively associated with data diversity and negatively with label noise.",
+            "Label noise is negatively associated with robustness, and data diversity shows a strong"
+            " positive association with robustness.",
+            False,
+        ),
+        (
+            "Robustness is positively associated with data diversity and negatively with label noise.",
+            "Data diversity has a negative effect on training speed but a positive effect on robustness,"
+            " and label noise a negative one.",
+            False,
+        ),
+        (
+            "Robustness is positively associated with data diversity and negatively with label noise.",
+            "Data diversity is negatively associated with robustness.",
+            True,
         ),
         (
             "Contrastive training pulls the positive pairs of each image together.",
