@@ -871,7 +871,7 @@ _WORDS_BEFORE = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 _CAPITALS = re.compile(r"\b([A-Z][A-Z0-9]{2,5})s?\b")  # SFT, SGD, ASGD, MLLMs: 3-6 letters
 
 
-def _initials(words: list[str]) -> str:
+def initials(words: list[str]) -> str:
     """First letters of ``words`` and of each hyphenated part: "supervised fine-tuning" → "sft"."""
     return "".join(p[0] for w in words for p in w.lower().split("-") if p)
 
@@ -882,7 +882,7 @@ def _spells(words: list[str], acronyms: set[str]) -> bool:
     letter: "the shortest path" is no TSP, "a simple regularizer" no ASR."""
     if len(words) == 1 and "-" not in words[0]:
         return False
-    return not any(w.lower() in STOP_WORDS for w in words) and _initials(words) in acronyms
+    return not any(w.lower() in STOP_WORDS for w in words) and initials(words) in acronyms
 
 
 def acronym_matches(question: str, text: str) -> set[str]:
@@ -896,7 +896,7 @@ def acronym_matches(question: str, text: str) -> set[str]:
     # Most texts have no run of words starting with the letters: one regex search says so.
     asked = {a for a in asked if re.search(r"\b" + r"\w*[\s-]+".join(a), text, re.I)}
     if asked:  # the question's acronym, spelled out by the text
-        found.update(t for run in _runs(text) if _spells(run, asked) for t in lexical_terms(_initials(run)))
+        found.update(t for run in _runs(text) if _spells(run, asked) for t in lexical_terms(initials(run)))
     written = {m.group(1).lower() for m in _CAPITALS.finditer(text)}
     if written:  # the question's words, an acronym the text writes
         found.update(
@@ -930,11 +930,11 @@ def acronyms_in(texts: Iterable[str]) -> dict[str, tuple[str, int]]:
             before = text[max(0, match.start() - 120) : match.start()]
             words = _WORDS_BEFORE.findall(before)[-(len(letters) + 3) :]
             for start in range(len(words) - 1, -1, -1):
-                initials = list(_initials(words[start:]))
-                if initials == letters:
+                spelled = list(initials(words[start:]))
+                if spelled == letters:
                     expansion = " ".join(words[start:]).lower()
                     counts.setdefault(match.group(1).lower(), Counter())[expansion] += 1
                     break
-                if len(initials) > len(letters):
+                if len(spelled) > len(letters):
                     break
     return {acronym: found.most_common(1)[0] for acronym, found in counts.items()}

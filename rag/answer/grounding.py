@@ -188,12 +188,15 @@ def invented_names(answer: str, papers: list[Paper]) -> str | None:
     return f"names found in no retrieved paper: {', '.join(sorted(invented))}" if invented else None
 
 
-def unsupported_reason(answer: str, question: str, papers: list[Paper]) -> str | None:
+def unsupported_reason(answer: str, question: str, papers: list[Paper], together: bool = False) -> str | None:
     """Why ``answer`` is not grounded in ``papers``, or None when it passes (invented figures, or
-    no sentence supported by any paper: the check a one-sentence summary note must pass)."""
+    no sentence supported by any paper: the check a one-sentence summary note must pass).
+    ``together`` reads the papers as one text: a sentence on what a theme's papers work on spans
+    several of them, so no one paper supports it all."""
     if reason := invented_figures(answer, question, papers) or invented_names(answer, papers):
         return reason
     sentences = [s for s, _ in cited_sentences(answer)]
-    if sentences and not any(supports(s, f"{p.title} {p.abstract}") for s in sentences for p in papers):
+    texts = [_text_of(papers)] if together else [f"{p.title} {p.abstract}" for p in papers]
+    if sentences and not any(supports(s, text) for s in sentences for text in texts):
         return "no sentence of the draft is supported by a retrieved paper"
     return None

@@ -23,7 +23,7 @@ import time
 
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
-from rag.answer.grounding import invented_figures, invented_names, unsupported_reason
+from rag.answer.grounding import unsupported_reason
 from rag.answer.intent import classify
 from rag.answer.summary import PaperNote, Summary, Theme
 from rag.answer.themes import UNNAMED, named_groups
@@ -43,7 +43,6 @@ from rag.text import (
     plain_text,
     split_sentences,
     stem_terms,
-    supports,
     without_keys,
 )
 
@@ -128,16 +127,6 @@ def _holding(sentence: str, topic: str, name: str, papers: list[Paper]) -> list[
         ):
             holding.append(i)
     return holding
-
-
-def _unfounded(sentence: str, topic: str, papers: list[Paper]) -> bool:
-    """A sentence on a group of papers names a figure or a name none of them writes, or most of
-    its words are not theirs, read together (a sentence on what a theme works on spans several of
-    them, so no one paper supports it all; :func:`_holding` says which of them it is about)."""
-    together = " ".join(f"{p.title} {p.abstract}" for p in papers)
-    return bool(
-        invented_figures(sentence, topic, papers) or invented_names(sentence, papers)
-    ) or not supports(sentence, together)
 
 
 class Summarizer:
@@ -270,7 +259,7 @@ class Summarizer:
     def _within(
         self,
         topic: str,
-        keyed: dict,
+        keyed: dict[str, Paper],
         hits: list[Hit],
         likely: int,
         deadline: float,
@@ -359,7 +348,7 @@ class Summarizer:
             not text
             or _NOT_PROSE.search(text)
             or len(split_sentences(text)) != 1
-            or _unfounded(text, topic, papers)
+            or unsupported_reason(text, topic, papers, together=True)
         ):
             return "", []
         about = [theme.notes[i] for i in _holding(text, topic, theme.name, papers)]

@@ -7,8 +7,8 @@ Markdown below the ``ui`` stage, and ``--format json`` is the same data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Collection
+from dataclasses import dataclass, field
 from typing import Any
 
 from rag.records import Citation, Paper

@@ -10,13 +10,20 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from rag.answer.summary import PaperNote
 from rag.records import Paper
-from rag.text import RESEARCH_FILLER, STOP_WORDS, plain_text, split_sentences
+from rag.text import RESEARCH_FILLER, STOP_WORDS, initials, plain_text, split_sentences, stem_terms
+
+if TYPE_CHECKING:
+    from rag.index.embeddings import Embedder
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
 _STOP = STOP_WORDS | RESEARCH_FILLER
+
+
+_CLUSTERED = 400  # papers clustered by Ward at most (0.1 s here); the rest join the nearest group
 
 
 def _cluster(vectors: list[list[float]], k: int) -> list[int]:
@@ -30,9 +37,17 @@ def _cluster(vectors: list[list[float]], k: int) -> list[int]:
     import numpy as np
 
     x = np.asarray(vectors, dtype=np.float64)
+    if k >= len(x):
+        return list(range(len(x)))
+    if len(x) > _CLUSTERED:
+        # Ward's matrix is n² and its loop n³: a listing of thousands (``--all``) clusters its
+        # best papers and puts each other one with the group whose centre is nearest.
+        labels = _cluster(vectors[:_CLUSTERED], k)
+        groups = np.asarray(labels)
+        centres = np.stack([x[:_CLUSTERED][groups == g].mean(axis=0) for g in range(max(labels) + 1)])
+        nearest = (x[_CLUSTERED:] @ centres.T).argmax(axis=1)
+        return labels + nearest.tolist()
     n = len(x)
-    if k >= n:
-        return list(range(n))
     sq = (x * x).sum(axis=1)
     distance = np.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0.0)
     np.fill_diagonal(distance, np.inf)
@@ -57,7 +72,9 @@ def _cluster(vectors: list[list[float]], k: int) -> list[int]:
     return [order[label] for label in labels.tolist()]
 
 
-def cluster_notes(notes: list[PaperNote], embedder, known: dict | None = None) -> list[list[PaperNote]]:
+def cluster_notes(
+    notes: list[PaperNote], embedder: Embedder, known: dict | None = None
+) -> list[list[PaperNote]]:
     """Notes clustered by their papers' embeddings: one group up to five papers, else 2 to 6.
 
     ``known`` (paper id → vector, from the index's paper table) saves embedding the abstracts again.
@@ -78,7 +95,7 @@ UNNAMED = "Other"  # the theme of papers no over-represented phrase names
 
 
 def named_groups(
-    topic: str, notes: list[PaperNote], embedder, vectors: dict | None = None
+    topic: str, notes: list[PaperNote], embedder: Embedder, vectors: dict | None = None
 ) -> list[tuple[str, list[PaperNote]]]:
     """(theme name, notes) for papers on ``topic``: clusters named by their distinctive terms.
 
@@ -101,7 +118,7 @@ def named_groups(
 
 
 def group_by_theme(
-    topic: str, keyed: dict[str, Paper], embedder, vectors: dict | None = None
+    topic: str, keyed: dict[str, Paper], embedder: Embedder, vectors: dict | None = None
 ) -> list[tuple[str, list[str]]]:
     """(theme name, keys) for a listing answer (:func:`named_groups`), in the listing's order."""
     notes = [PaperNote(key, paper, "", -n) for n, (key, paper) in enumerate(keyed.items())]
@@ -134,16 +151,23 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
     ranked = pairs or sorted(shared, key=lambda p: (-lift(p), p))
     if not ranked:
         return UNNAMED
-    first = ranked[0]
 
-    def ends_a_name(p: str) -> bool:  # "Compression and distillation", not "Compression and visual"
-        return " " in p or p in surface or not _NOT_ALONE.search(p)
-
-    second = next((p for p in ranked[1:] if not set(p.split()) & set(first.split()) and ends_a_name(p)), None)
     titles = [[w.lower() for w in _WORD.findall(plain_text(_naming_text(n.paper)))] for n in notes]
+    first = ranked[0]
     name = _as_written(first, titles, surface)
-    if second:
-        name += " and " + _as_written(second, titles, surface)
+
+    def ends_a_name(written: str) -> bool:  # "Compression and distillation", not "Compression and visual"
+        last = written.split()[-1].lower()
+        return last in surface or not _NOT_ALONE.search(last)
+
+    def stems(written: str) -> set[str]:  # "Meta-Reinforcement learning" and "reinforcement": one word
+        return set(stem_terms(written.replace("-", " "), frozenset(), min_length=1))
+
+    for second in ranked[1:]:
+        also = _as_written(second, titles, surface)
+        if not stems(also) & stems(name) and ends_a_name(also):
+            name += " and " + also
+            break
     return name[:1].upper() + name[1:]
 
 
@@ -187,13 +211,13 @@ def _naming_text(paper: Paper) -> str:
 # models", "Graph neural networks"), a pair of two may not ("neural network", "machine learning").
 _TITLE_FILLER = frozenset(
     "deep fast faster better efficient effective improved improving"
-    " improve simple novel general generalized large scale scalable understanding rethinking"
+    " improve simple general generalized large scale scalable understanding rethinking"
     " revisiting learned learn neural network networks machine dynamic multiple unified universal"
-    " principled provable provably practical accurate adaptive high low more less"
-    " study analysis empirical theoretical training trained task tasks problem problems".split()
+    " principled provable provably practical accurate adaptive high low less"
+    " analysis empirical theoretical training trained task tasks problem problems".split()
 )
 # Title words that end a phrase as a stop word does ("Attacks against", "Towards robust").
-_BREAKS = frozenset("towards toward against beyond what when how why".split())
+_BREAKS = frozenset("towards toward against beyond".split())  # (what, how, …: stop words)
 # Adverbs and most adjectives ("fully", "visual", "active") end no name ("Compression and visual"),
 # though they may begin one ("Pessimistic offline"); nouns ending so are rare.
 _NOT_ALONE = re.compile(r"(?:ly|ic|al|ive|ous|able|ible)$")
@@ -228,13 +252,23 @@ def _phrases(text: str, skip: set[str], surface: dict[str, str]) -> set[str]:
 
 
 def _initials(topic: str) -> set[str]:
-    """The acronym of each part of a topic ("gan" and "gans" for "generative adversarial networks"):
-    the topic's own name, in any form, names none of its themes."""
-    found = set()
-    for part in re.split(r"\s*(?:,|\band\b|\bor\b|\(|\))\s*", topic.lower()):
-        words = [w for w in _WORD.findall(part) if w not in _STOP]
-        if len(words) >= 2:
-            found |= {"".join(w[0] for w in words), "".join(w[0] for w in words) + "s"}
+    """The acronyms the topic may be written with, lower-case, singular and plural: the topic's
+    own name, in any form, names none of its themes. The initials of every run of two words or
+    more of each of its parts, hyphenated words read part by part, with and without function
+    words ("gan" for "generative adversarial networks", "lstm" for "long short-term memory",
+    "ood" for "out-of-distribution detection", "moe" for "mixture of experts"), and the field's
+    acronyms (:data:`rag.retrieval.topics.GLOSSARY`) of what it spells out."""
+    from rag.retrieval.topics import GLOSSARY
+
+    low = topic.lower()
+    found = {acronym for acronym, spelled in GLOSSARY.items() if spelled.rstrip("s") in low}
+    for part in re.split(r"\s*(?:,|\band\b|\bor\b|\(|\))\s*", low):
+        words = [p for w in _WORD.findall(part) for p in w.split("-") if p]
+        for run in (words, [w for w in words if w not in STOP_WORDS]):
+            for start in range(len(run)):
+                for end in range(start + 2, len(run) + 1):
+                    letters = initials(run[start:end])
+                    found |= {letters, letters + "s"}
     return found
 
 

@@ -58,3 +58,41 @@ def test_one_subfields_papers_split_into_themes_of_comparable_size():
     labels = _cluster([list(p / np.linalg.norm(p)) for p in points], 4)
     sizes = np.bincount(labels).tolist()
     assert len(sizes) == 4 and max(sizes) <= 10 and min(sizes) >= 5
+
+
+def test_a_topic_with_hyphens_or_function_words_gives_no_theme_its_acronym():
+    for topic, acronym in [
+        ("out-of-distribution detection", "OOD"),
+        ("long short-term memory", "LSTM"),
+        ("mixture of experts", "MoE"),
+    ]:
+        theme = _notes(
+            [f"{acronym} Scoring for Images", f"Better {acronym} Scoring", f"{acronym} Scoring at Scale"]
+        )
+        name = term_name(theme, theme + _notes(OTHERS), topic)
+        assert acronym.lower() not in name.lower().split(), (topic, name)
+
+
+def test_a_second_phrase_that_repeats_the_first_in_part_joins_no_theme_name():
+    theme = _notes([
+        "Meta-Reinforcement Learning for Robots",
+        "Fast Meta-Reinforcement Learning with Reinforcement Priors",
+        "Reinforcement Learning Meets Meta-Reinforcement Learning",
+    ])  # fmt: skip
+    name = term_name(theme, theme + _notes(OTHERS), "meta-learning")
+    assert name.lower().count("reinforcement") == 1, name
+
+
+def test_a_listing_of_thousands_is_clustered_from_its_best_papers_and_the_rest_join_the_nearest_group():
+    import numpy as np
+
+    from rag.answer.themes import _CLUSTERED, _cluster
+
+    rng = np.random.default_rng(0)
+    centres = np.eye(8)[:2]  # two far-apart subjects
+    which = np.arange(_CLUSTERED + 600) % 2
+    vectors = centres[which] + 0.05 * rng.normal(size=(len(which), 8))
+    labels = np.asarray(_cluster(vectors.tolist(), 2))
+    assert len(labels) == len(which) and set(labels) == {0, 1}
+    # every paper, the ones past the cap too, is grouped with the papers of its own subject
+    assert all(len(set(labels[which == side])) == 1 for side in (0, 1))
