@@ -270,8 +270,9 @@ def test_a_theme_sentence_is_cited_only_to_the_papers_that_write_its_words(seed_
     said, about = summarizer.group_sentence("differential privacy", theme)
     assert said == sentence and [n.key for n in about] == ["p1", "p2", "p3"]
     # Only one paper writes it: no sentence, rather than one cited to papers that do not say it.
-    theme.notes[1:] = [PaperNote("p4", Paper("p4", "Auditing privacy of language models.", "d", "s.txt", 4), "", 0.4)]
-    theme.notes.append(PaperNote("p5", Paper("p5", "Membership inference on images.", "e", "s.txt", 5), "", 0.3))
+    others = [Paper("p4", "Auditing privacy of language models.", "d", "s.txt", 4)]
+    others.append(Paper("p5", "Membership inference on images.", "e", "s.txt", 5))
+    theme.notes[1:] = [PaperNote(p.id, p, "", 0.3) for p in others]
     model.replies.append("These papers make training private with verifiable guarantees.")
     assert summarizer.group_sentence("differential privacy", theme) == ("", [])
 
@@ -298,7 +299,7 @@ def test_a_theme_sentence_with_a_link_markup_or_brackets_is_not_used(
     assert "](" not in markdown and "<img" not in markdown
 
 
-def test_a_model_that_fails_leaves_every_paper_its_own_key_sentence(seed_settings, seed_retriever, monkeypatch):
+def test_a_model_that_fails_leaves_every_paper_its_own_key_sentence(seed_settings, seed_retriever):
     class Failing(ScriptedChatModel):
         def _generate(self, messages, stop=None, run_manager=None, **kw):
             self.prompts.append(messages)
