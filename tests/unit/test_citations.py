@@ -40,3 +40,11 @@ def test_refusal_is_recognised_exactly_and_when_paraphrased():
 def test_english_questions_are_not_sent_for_translation():
     assert not needs_translation("Which strategy lets RedVisor eliminate redundant prefill computation?")
     assert needs_translation("哪篇论文提出了检测沙袋行为的方法？")
+
+
+def test_a_keyword_query_in_english_is_not_sent_for_translation_but_a_french_one_is():
+    # with a model, a rewrite turned a listing into a factoid question it then declined
+    assert not needs_translation("NeurIPS 2019 meta-learning papers")
+    assert not needs_translation("contrastive learning survey ICML")
+    assert needs_translation("Quels articles portent sur le tatouage numérique")
+    assert needs_translation("Welche Arbeiten untersuchen digitale Wasserzeichen")
