@@ -1195,7 +1195,20 @@ _CHANGED = re.compile(
     rf"\b(?:(?P<up>{_RAISES})|(?P<down>{_LOWERS}))\s+(?P<what>(?:{_OBJECT_WORD}){{0,3}}[\w-]+)", re.I
 )
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:but|while|whereas|although|though)\b", re.I)
-_CONDITION = re.compile(r"\W*(?:without|unless|absent|in\s+the\s+absence\s+of|(?:if|when)\s+no)\b", re.I)
+# An opening condition of a few words up to its comma ("Without safety data, …"); not an idiom.
+_CONDITION = re.compile(
+    r"\W*(?:without|unless|absent|in\s+the\s+absence\s+of|(?:if|when)\s+no)\b"
+    r"(?!\s+(?:doubt|exception|loss\s+of\s+generality|question)\b)[^,;]{1,60},",
+    re.I,
+)
+# What a lack of robustness is to: the quality at large, not another thing ("overfitting").
+_ATTACKS = frozenset(
+    stem_terms(
+        "attacks attack adversaries adversarial perturbations perturbation noise jailbreaks jailbreak"
+        " corruptions corruption shifts shift manipulation poisoning backdoors examples inputs",
+        frozenset(),
+    )
+)
 _TO_WHAT = re.compile(r"\s+to\s+(?:the\s+|an?\s+)?([\w-]+)", re.I)
 _COST = re.compile(
     r"(?:gaps?|loss(?:es)?|drops?|risks?|concerns?|costs?|bounds?|penalt(?:y|ies)|violations?)$", re.I
@@ -1305,12 +1318,14 @@ def _negated_before(text: str, at: int) -> bool:
 def _said_of_another_thing(graded: str, comparative: re.Match[str], other: str) -> bool:
     """A quality named by its opposite (:data:`_LACKING`) with what it is said of ("more
     susceptible to overfitting") is about that thing, not the quality at large: it lacks the
-    other side's robustness only when the other side names the thing too ("… to adversarial
-    attacks")."""
+    other side's robustness only when the other side names the thing too, or the thing is what
+    robustness is to (attacks, perturbations, noise: :data:`_ATTACKS`)."""
     if comparative.group(0).split()[-1].lower() not in _LACKING:
         return False
     to = _TO_WHAT.match(graded, comparative.end())
-    return bool(to) and _stem_of(to.group(1)) not in _stems(other)
+    if not to or _stem_of(to.group(1)) in _ATTACKS:
+        return False
+    return _stem_of(to.group(1)) not in _stems(other)
 
 
 def _changed_quality(change: re.Match[str], adjective: str) -> str:

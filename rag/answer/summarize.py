@@ -290,7 +290,8 @@ class Summarizer:
         for theme in themes:
             cited = "".join(f"[{n.key}]" for n in theme.notes)
             line = f"{theme.name}: {cited}."
-            if not failed and theme.name != UNNAMED:
+            # A theme of one paper has its paper's own sentence in its section: no call for it.
+            if not failed and theme.name != UNNAMED and len(theme.notes) > 1:
                 guess = _cost(count_tokens(_titles(theme)) + group_prompt, _GROUP_TOKENS)
                 if self._fits(deadline, spent, guess):
                     now = time.perf_counter()
@@ -302,7 +303,10 @@ class Summarizer:
                     if said:
                         rest = "".join(f"[{n.key}]" for n in theme.notes if n not in about)
                         keys = "".join(f"[{n.key}]" for n in about)
-                        line = f"{theme.name}: {said} {keys}" + (f" See also {rest}." if rest else "")
+                        # the keys inside the sentence, before its full stop
+                        line = f"{theme.name}: {said.rstrip('.')} {keys}." + (
+                            f" See also {rest}." if rest else ""
+                        )
             sentences.append(line)
         lead = " ".join(sentences)
         timings["lead"] = time.perf_counter() - mark
@@ -352,7 +356,9 @@ class Summarizer:
         ):
             return "", []
         about = [theme.notes[i] for i in _holding(text, topic, theme.name, papers)]
-        if len(about) < max(2, (len(papers) + 1) // 2):
+        if len(about) < max(2, (len(papers) + 1) // 2) or unsupported_reason(
+            text, topic, [n.paper for n in about], together=True
+        ):  # the papers it is cited to must hold it, not only the theme's others
             return "", []
         return text, about
 

@@ -7,12 +7,21 @@ Markdown below the ``ui`` stage, and ``--format json`` is the same data.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from rag.records import Citation, Paper
-from rag.text import KEY_GROUP, markdown_literal, papers_count, plain_text, share_vocabulary, split_keys
+from rag.text import (
+    KEY_GROUP,
+    markdown_literal,
+    math_spans,
+    papers_count,
+    plain_text,
+    share_vocabulary,
+    split_keys,
+)
 
 
 @dataclass
@@ -138,13 +147,32 @@ def md(text: str, keys: Collection[str] = ()) -> str:
     """Corpus-derived text as literal Markdown, LaTeX unwrapped and math typeset as Unicode text;
     a bracket group of ``keys`` only (``[KEY]``, ``[K1, K2]``) stays as is, any other is escaped.
 
-    A bracketed key not followed by ``(`` is no link, so citations stay readable in the raw file;
-    a group that is not a citation ("[docs](https://…)" in a title the model repeated) is text.
+    A kept group is no link: none inside math ("$[0,1]^d$" is an interval), none that what follows
+    it, once rendered, would make a link or a link's definition of ("(https://…)", ": https://…"),
+    and the text is one paragraph (no line of it can start a definition). A group that is not a
+    citation ("[docs](https://…)" in a title the model repeated) is text.
     """
-    parts = KEY_GROUP.split(text)  # text, key group, text, ...
+
+    def literal(part: str) -> str:
+        return markdown_literal(plain_text(part, symbols=True))
+
+    if not keys:
+        return literal(text)
+    text = re.sub(r"\s*\n\s*", " ", text)
+    spans = math_spans(text)
+    pieces: list[str] = []  # text, key group, text, ... (rendered text; groups as written)
+    at = 0
+    for m in KEY_GROUP.finditer(text):
+        cited = split_keys(m.group(1))
+        if cited and set(cited) <= set(keys) and not any(a <= m.start() < b for a, b in spans):
+            pieces += [literal(text[at : m.start()]), m.group(1)]
+            at = m.end()
+    pieces.append(literal(text[at:]))
     return "".join(
-        f"[{p}]"
-        if i % 2 and keys and set(split_keys(p)) <= set(keys) and not parts[i + 1].startswith("(")
-        else markdown_literal(plain_text(f"[{p}]" if i % 2 else p, symbols=True))
-        for i, p in enumerate(parts)
+        piece
+        if i % 2 == 0
+        else f"[{piece}]"
+        if pieces[i + 1][:1] not in ("(", ":")
+        else literal(f"[{piece}]")
+        for i, piece in enumerate(pieces)
     )

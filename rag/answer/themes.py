@@ -45,6 +45,9 @@ def _cluster(vectors: list[list[float]], k: int) -> list[int]:
         labels = _cluster(vectors[:_CLUSTERED], k)
         groups = np.asarray(labels)
         centres = np.stack([x[:_CLUSTERED][groups == g].mean(axis=0) for g in range(max(labels) + 1)])
+        centres /= np.maximum(
+            np.linalg.norm(centres, axis=1, keepdims=True), 1e-9
+        )  # a loose group's centre is short
         nearest = (x[_CLUSTERED:] @ centres.T).argmax(axis=1)
         return labels + nearest.tolist()
     n = len(x)
@@ -157,8 +160,8 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
     name = _as_written(first, titles, surface)
 
     def ends_a_name(written: str) -> bool:  # "Compression and distillation", not "Compression and visual"
-        last = written.split()[-1].lower()
-        return last in surface or not _NOT_ALONE.search(last)
+        # (a pair ends as a noun often does in -al or -ic: "dense retrieval", "evaluation metric")
+        return " " in written or written.lower() in surface or not _NOT_ALONE.search(written.lower())
 
     def stems(written: str) -> set[str]:  # "Meta-Reinforcement learning" and "reinforcement": one word
         return set(stem_terms(written.replace("-", " "), frozenset(), min_length=1))
@@ -266,7 +269,7 @@ def _initials(topic: str) -> set[str]:
         words = [p for w in _WORD.findall(part) for p in w.split("-") if p]
         for run in (words, [w for w in words if w not in STOP_WORDS]):
             for start in range(len(run)):
-                for end in range(start + 2, len(run) + 1):
+                for end in range(start + 2, min(len(run), start + 6) + 1):  # an acronym of 6 letters at most
                     letters = initials(run[start:end])
                     found |= {letters, letters + "s"}
     return found

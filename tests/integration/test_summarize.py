@@ -214,7 +214,9 @@ def test_within_its_time_budget_a_summary_cites_one_model_sentence_per_theme_and
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
     keys = "".join(f"[{n.key}]" for n in summary.themes[0].notes)
     assert summary.lead.startswith("2 papers on differential privacy fall into one theme.")
-    assert f"{summary.themes[0].name}: {group} {keys}" in summary.lead and not summary.invalid_keys
+    assert (
+        f"{summary.themes[0].name}: {group.rstrip('.')} {keys}." in summary.lead and not summary.invalid_keys
+    )
     assert sorted(n.note for n in summary.papers) == sorted(notes) and all(n.written for n in summary.papers)
     assert "titles" in model.prompts[0][-1].content.lower()  # the theme's sentence is written from its titles
     assert "key sentences" not in summary.to_markdown()
@@ -296,6 +298,7 @@ def test_a_theme_sentence_with_a_link_markup_or_brackets_is_not_used(
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("differential privacy")
     markdown = summary.to_markdown()
     assert "evil.example" not in summary.lead and "<img" not in summary.lead
+    assert "models [000-05]" not in summary.lead  # only the keys the summary adds
     assert "](" not in markdown and "<img" not in markdown
 
 
@@ -328,3 +331,52 @@ def test_markdown_keeps_bracket_groups_of_cited_keys_only():
     assert "[000-05]" in out and "[000-05, 004-17]" in out
     assert re.search(r"(?<!\\)\]\(", out) is None  # no unescaped link
     assert "\\[docs \\[x\\] here\\](https" in out and "\\[999-99\\]" in out
+    # a key made a link by the markup after it, or a link's definition, is text
+    for linked in (
+        "[000-05]\\textbf{(https://evil.example)}",
+        "[000-05]: https://evil.example",
+        "x\n[000-05]: h",
+    ):
+        assert "\\[000-05\\]" in md(linked, keys={"000-05"}), linked
+    assert md("x [,] y", keys={"000-05"}) == "x \\[,\\] y"
+    # math keeps its brackets as an interval, with keys or without
+    assert md("on $[0,1]^d$ [000-05]", keys={"000-05"}) == "on \\[0,1\\]ᵈ [000-05]"
+    assert md("\\textbf{[Oral]} Deep nets") == "\\[Oral\\] Deep nets"
+
+
+def test_a_theme_sentence_some_of_its_papers_write_cites_them_and_names_the_others_after_it(
+    seed_settings, seed_retriever, monkeypatch
+):
+    from rag.answer.summary import PaperNote, Theme
+    from rag.records import Paper
+
+    papers = [
+        Paper("p1", "Private training of recommenders with matrix factorization.", "a", "s.txt", 1),
+        Paper("p2", "Recommenders trained privately by matrix factorization at scale.", "b", "s.txt", 2),
+        Paper("p3", "Auditing the privacy of language models.", "c", "s.txt", 3),
+    ]
+    theme = Theme("Private recommenders", [PaperNote(p.id, p, p.abstract, 0.5) for p in papers])
+    monkeypatch.setattr(Summarizer, "themes", lambda self, topic, notes, by_model=True: [theme])
+    sentence = "These papers train recommenders privately with matrix factorization."
+    model = ScriptedChatModel(replies=[sentence, "n1", "n2", "n3"], prompts=[])
+    summarizer = Summarizer(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    hits = [Hit(p, 1.0, similarity=0.5) for p in papers]
+    _, lead = summarizer._within("privacy", {p.id: p for p in papers}, hits, 3, 1e12, {})
+    assert (
+        "Private recommenders: These papers train recommenders privately with matrix factorization [p1][p2]."
+        in lead
+    )
+    assert "See also [p3]." in lead
+
+
+def test_a_theme_of_one_paper_costs_no_model_call(seed_settings, seed_retriever, monkeypatch):
+    from rag.answer.summary import PaperNote, Theme
+    from rag.records import Paper
+
+    paper = Paper("p1", "We train recommenders privately with matrix factorization.", "a", "s.txt", 1)
+    theme = Theme("Private recommenders", [PaperNote("p1", paper, paper.abstract, 0.5)])
+    monkeypatch.setattr(Summarizer, "themes", lambda self, topic, notes, by_model=True: [theme])
+    model = ScriptedChatModel(replies=["We train recommenders privately."], prompts=[])
+    summarizer = Summarizer(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summarizer._within("privacy", {"p1": paper}, [Hit(paper, 1.0, similarity=0.5)], 1, 1e12, {})
+    assert len(model.prompts) == 1 and "titles" not in model.prompts[0][-1].content.lower()  # the note only

@@ -1059,6 +1059,16 @@ def test_a_superlative_turns_a_finding_around_as_its_comparative_does(claim, sen
             "DiffPure makes image classifiers more susceptible to overfitting on CIFAR-10.",
             "",
         ),
+        (  # ... but "vulnerable to attacks" is what robustness is to
+            "DiffPure improves the robustness of image classifiers on CIFAR-10.",
+            "DiffPure makes image classifiers more vulnerable to attacks on CIFAR-10.",
+            "more vulnerable",
+        ),
+        (  # an idiom opens no condition
+            "Fine-tuning improves the safety of chat models against jailbreaks.",
+            "Without doubt, fine-tuning makes chat models more unsafe against jailbreaks.",
+            "more unsafe",
+        ),
         (  # a condition the sentence opens with says when, not the other way round
             "Fine-tuning improves the safety of chat models against jailbreaks.",
             "Without safety data, fine-tuning makes chat models more unsafe against jailbreaks.",

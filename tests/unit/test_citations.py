@@ -48,3 +48,8 @@ def test_a_keyword_query_in_english_is_not_sent_for_translation_but_a_french_one
     assert not needs_translation("contrastive learning survey ICML")
     assert needs_translation("Quels articles portent sur le tatouage numérique")
     assert needs_translation("Welche Arbeiten untersuchen digitale Wasserzeichen")
+    # borrowed English words do not make a foreign question English
+    assert needs_translation("Welche Paper untersuchen Wasserzeichen für Sprachmodelle")
+    assert needs_translation("Quels sont les papers sur la distillation de connaissances")
+    assert needs_translation("Welche Methoden verbessern die Performance von Transformern")
+    assert needs_translation("Qué papers hablan de aprendizaje por refuerzo")
