@@ -271,9 +271,10 @@ class Summarizer:
         condensing, then a call per theme and the lead, which, reading 30 notes, cited too little
         and was replaced by the listing's; given the 30 titles instead, the 1.5B model looped over
         their keys). So every paper starts with its key sentence and the themes with their title
-        phrases; the model writes one sentence per theme from its titles (the theme's keys are
-        added, so every sentence is cited by construction, and checked against the theme's
-        papers), then condenses the best papers, in order, while the next call fits."""
+        phrases; the model writes one sentence per theme from its titles (checked against the
+        theme's papers together, then cited to those it is about, :func:`_holding`; the others
+        follow as "See also"), then condenses the best papers, in order, while the next call
+        fits. A model that fails is not called again: what was built stands."""
         notes = [
             PaperNote(key, hit.paper, key_sentence(hit.paper), hit.similarity or 0.0)
             for key, hit in zip(keyed, hits, strict=True)
