@@ -81,8 +81,9 @@ def _save(path: Path, cache: dict[str, list[str]]) -> None:
                 os.unlink(tmp)
 
 
-def subfield_terms(llm: LLMHandle, topic: str, settings: Settings) -> list[str]:
-    """The subfield's terms as the model names them (cached), or [] with no model or on failure."""
+def subfield_terms(llm: LLMHandle, topic: str, settings: Settings, strict: bool = False) -> list[str]:
+    """The subfield's terms as the model names them (cached), or [] with no model or on failure
+    (``strict``: the failure is raised, for a caller that would call the model again)."""
     if llm.model is None:
         return []
     key = "\n".join([llm.name, settings.collection, " ".join(topic.lower().split())])
@@ -94,6 +95,8 @@ def subfield_terms(llm: LLMHandle, topic: str, settings: Settings) -> list[str]:
         prompt = prompt_text("topic_terms").format(topic=topic)
         reply = llm.invoke(prompt, max_tokens=settings.topic_model_tokens)
     except CitelineError:
+        if strict:
+            raise
         return []  # the listing is made from the collection alone, as without a model
     terms = parse_terms(reply, topic, settings.topic_model_terms)
     cache[key] = terms

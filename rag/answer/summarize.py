@@ -368,7 +368,11 @@ class Summarizer:
         topic, venue, year = topic_request(checked_query(topic, "topic"))
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        terms = subfield_terms(self.llm, topic, self.settings)  # [] without a model
+        try:
+            terms = subfield_terms(self.llm, topic, self.settings, strict=True)  # [] without a model
+            answering = self.llm.model is not None
+        except CitelineError:  # a model that failed once (down, hung) is not waited for again
+            terms, answering = [], False
         selection = self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms)
         if (venue or year) and not selection.candidates:
             # no paper records the venue/year: all papers
@@ -382,7 +386,8 @@ class Summarizer:
         keyed = assign_keys(hits)
         budget = self.settings.summary_seconds if self.llm.model is not None else 0.0
         if budget:
-            themes, lead = self._within(topic, keyed, hits, likely, started + budget, timings)
+            deadline = started + budget if answering else 0.0  # no time left for a failed model
+            themes, lead = self._within(topic, keyed, hits, likely, deadline, timings)
         else:
             notes = []
             for n, (key, hit) in enumerate(zip(keyed, hits, strict=True), start=1):

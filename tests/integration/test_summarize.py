@@ -68,7 +68,9 @@ def _no_term_call(request, monkeypatch):
     seed data dir, so made by whichever test runs first) would take a scripted reply out of turn.
     It has a test of its own below."""
     if "term_call" not in request.node.name:
-        monkeypatch.setattr("rag.answer.summarize.subfield_terms", lambda llm, topic, settings: [])
+        monkeypatch.setattr(
+            "rag.answer.summarize.subfield_terms", lambda llm, topic, settings, strict=False: []
+        )
 
 
 def test_a_summary_asks_the_model_once_for_the_term_call_then_reads_its_cache(
@@ -315,6 +317,20 @@ def test_a_model_that_fails_leaves_every_paper_its_own_key_sentence(seed_setting
     assert all(n.note in n.paper.abstract for n in summary.papers)
     assert len(model.prompts) == 1  # not called again once it failed (retries are the client's)
     assert all(f"[{n.key}]" in summary.lead for n in summary.papers)
+
+
+def test_a_model_that_fails_the_term_call_is_not_called_again(seed_settings, seed_retriever, tmp_path):
+    class Failing(ScriptedChatModel):
+        def _generate(self, messages, stop=None, run_manager=None, **kw):
+            self.prompts.append(messages)
+            raise TimeoutError("the server stopped answering")
+
+    model = Failing(replies=[], prompts=[])
+    settings = seed_settings.replace(data_dir=tmp_path)  # no cached terms
+    chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    summary = Summarizer(settings, chain.retriever, chain.llm).summarize("watermarking")
+    assert len(summary.papers) == 4 and not any(n.written for n in summary.papers)
+    assert len(model.prompts) == 1  # the terms call only
 
 
 def test_a_summary_without_a_model_says_nothing_of_the_models_notes(no_llm_chain):

@@ -1,6 +1,9 @@
 """A model names a subfield's terms once per topic and collection (scripted model, temp data dir)."""
 
+import pytest
+
 from rag.answer.expansion import CACHE_FILE, parse_terms, subfield_terms
+from rag.errors import CitelineError
 from rag.llm.client import LLMHandle
 from rag.settings import Settings
 
@@ -38,6 +41,8 @@ def test_a_failing_model_or_a_damaged_cache_costs_only_the_terms(tmp_path):
     (tmp_path / CACHE_FILE).write_text('{"not": "a list"', encoding="utf-8")
     silent = LLMHandle("openai", ScriptedChatModel(replies=[], prompts=[]), "scripted")  # raises on use
     assert subfield_terms(silent, "interpretability", settings) == []
+    with pytest.raises(CitelineError):  # a caller that would call the model again is told
+        subfield_terms(silent, "interpretability", settings, strict=True)
     assert subfield_terms(LLMHandle("none", None, "none"), "interpretability", settings) == []
     again = LLMHandle("openai", ScriptedChatModel(replies=["probing"], prompts=[]), "scripted")
     assert subfield_terms(again, "interpretability", settings) == ["probing"]  # the damaged cache is replaced
