@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -87,3 +88,15 @@ def wait_for_warm_process(status: list[str], env: dict[str, str], cwd: Path | No
             return
         time.sleep(0.5)
     raise SystemExit("the warm process did not start")
+
+
+def conference_parser(doc: str, baseline: str, corpus: str, name: str) -> argparse.ArgumentParser:
+    """The arguments of a benchmark over one conference file, before → after: ``--baseline``,
+    ``--corpus`` (a file of ``../shared/corpora``), ``--collection`` it is ingested into and the
+    ``--data-dir`` that holds it (``bench/results/NAME-data``)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baseline", default=baseline)
+    parser.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / f"{corpus}.jsonl.gz"))
+    parser.add_argument("--collection", default=corpus)
+    parser.add_argument("--data-dir", default=str(RESULTS / f"{name}-data"))
+    return parser

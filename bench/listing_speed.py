@@ -13,14 +13,13 @@ bench/results/listing-speed.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from figures import baseline_checkout
+from figures import baseline_checkout, conference_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = [
@@ -61,13 +60,7 @@ def measure(checkout: Path, collection: str, data: Path, repeat: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--baseline", default="954e1da")
-    parser.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / "iclr2024.jsonl.gz"))
-    parser.add_argument("--collection", default="iclr2024")
-    parser.add_argument("--data-dir", default=str(ROOT / "bench" / "results" / "listing-data"))
+    parser = conference_parser(__doc__, "954e1da", "iclr2024", "listing")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     data = Path(args.data_dir)

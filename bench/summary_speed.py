@@ -14,14 +14,13 @@ bench/results/summary-speed.json. The target (issue #19): a summary of 30 papers
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import time
 from pathlib import Path
 
-from figures import baseline_checkout, in_checkout
+from figures import baseline_checkout, conference_parser, in_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = ["graph neural networks", "meta-learning", "adversarial robustness"]
@@ -62,13 +61,7 @@ def summarize(checkout: Path, topic: str, collection: str, data: Path, out: Path
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--baseline", default="0f8440b")
-    parser.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / "iclr2022.jsonl.gz"))
-    parser.add_argument("--collection", default="iclr2022")
-    parser.add_argument("--data-dir", default=str(ROOT / "bench" / "results" / "summary-data"))
+    parser = conference_parser(__doc__, "0f8440b", "iclr2022", "summary")
     parser.add_argument("--topics", default=",".join(TOPICS))
     args = parser.parse_args()
     data = Path(args.data_dir)
