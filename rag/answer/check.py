@@ -1005,11 +1005,13 @@ _ONE_FORM = {
 }
 
 
-# "positively" or "negatively", each followed by what it is said of, up to the next sign.
+# Where a clause ends: a change or a comparative is turned around only by a negation in its own.
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:but|while|whereas|although|though)\b", re.I)
+# "positively" or "negatively", each read with the words of its own clause (:func:`_signed`).
 _SIGN = re.compile(r"\b(positive|negative)(?:ly)?\b", re.I)
 _SIGN_OBJECT = 4  # content words of the claim that name what a sign is said of
 _SIGN_REACH = 8  # content words after the paper's sign it may name them in
-_SIGN_BEFORE = re.compile(r"[,;:()]|\b(?:but|while|whereas|although|though|and)\b", re.I)
+_SIGN_BEFORE = re.compile(rf"{_CLAUSE_BREAK.pattern}|\band\b", re.I)  # an "and" starts another thing too
 _NOT_OBJECT = stems_of(_NO_ANCHOR) | frozenset(
     stem_terms("correlation association relationship effect", frozenset())
 )
@@ -1194,7 +1196,6 @@ _OBJECT_WORD = r"(?!(?:about|of|on|in|for|with|to|from|by|at|over|into|than|and|
 _CHANGED = re.compile(
     rf"\b(?:(?P<up>{_RAISES})|(?P<down>{_LOWERS}))\s+(?P<what>(?:{_OBJECT_WORD}){{0,3}}[\w-]+)", re.I
 )
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:but|while|whereas|although|though)\b", re.I)
 # An opening condition of a few words up to its comma ("Without safety data, …"); not an idiom.
 _CONDITION = re.compile(
     r"\W*(?:without|unless|absent|in\s+the\s+absence\s+of|(?:if|when)\s+no)\b"
@@ -1323,9 +1324,8 @@ def _said_of_another_thing(graded: str, comparative: re.Match[str], other: str) 
     if comparative.group(0).split()[-1].lower() not in _LACKING:
         return False
     to = _TO_WHAT.match(graded, comparative.end())
-    if not to or _stem_of(to.group(1)) in _ATTACKS:
-        return False
-    return _stem_of(to.group(1)) not in _stems(other)
+    thing = _stem_of(to.group(1)) if to else ""
+    return bool(thing) and thing not in _ATTACKS and thing not in _stems(other)
 
 
 def _changed_quality(change: re.Match[str], adjective: str) -> str:
