@@ -20,6 +20,9 @@ from __future__ import annotations
 import re
 import statistics
 import time
+from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
 
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
@@ -86,6 +89,7 @@ def key_sentence(paper: Paper) -> str:
 # What one model call costs on the machine this was built for (2 Zen 3 cores, the embedded 1.5B
 # model): ~28 ms a prompt token read, ~85 ms a token written. Only a first guess: a summary's
 # later calls are timed as they run.
+T = TypeVar("T")
 _READ_SECONDS = 0.028
 _WRITE_SECONDS = 0.085
 _NOTE_TOKENS = 60  # one sentence of at most 40 words
@@ -94,6 +98,37 @@ _NOTE_TOKENS = 60  # one sentence of at most 40 words
 def _cost(prompt_tokens: int, written: int) -> float:
     """Seconds a call reading ``prompt_tokens`` and writing ``written`` tokens is guessed to take."""
     return prompt_tokens * _READ_SECONDS + written * _WRITE_SECONDS
+
+
+class _Budget:
+    """The model's calls of one summary, kept to a deadline: a call is made only when it is
+    guessed to end by then (the median of the last three of its kind, or a first guess from its
+    size: one slow call on a busy machine does not stop every later one, as the slowest of three
+    would), and none after one has failed (a model down or hung is not waited for again)."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.spent: dict[str, list[float]] = {}
+        self.failed = False
+
+    def fits(self, kind: str, guess: float) -> bool:
+        """A call of ``kind`` is guessed to end by the deadline, and the model has not failed."""
+        spent = self.spent.get(kind)
+        return (
+            not self.failed
+            and time.perf_counter() + (statistics.median(spent[-3:]) if spent else guess) <= self.deadline
+        )
+
+    def run(self, kind: str, call: Callable[[], T]) -> T | None:
+        """``call()``, timed as one of ``kind``; None when the model failed."""
+        now = time.perf_counter()
+        try:
+            return call()
+        except CitelineError:
+            self.failed = True
+            return None
+        finally:
+            self.spent.setdefault(kind, []).append(time.perf_counter() - now)
 
 
 _GROUP_TOKENS = 64  # a theme's sentence: at most 25 words
@@ -129,6 +164,22 @@ def _holding(sentence: str, topic: str, name: str, papers: list[Paper]) -> list[
     return holding
 
 
+def _theme_line(theme: Theme, said: str, about: list[PaperNote]) -> str:
+    """A theme's part of the lead: its name and the model's sentence cited to the papers it is
+    about (the keys before its full stop), the theme's others after it; its name and keys alone
+    when the model wrote none."""
+    if not said:
+        return f"{theme.name}: {''.join(f'[{n.key}]' for n in theme.notes)}."
+    line = f"{theme.name}: {said.rstrip('.')} {''.join(f'[{n.key}]' for n in about)}."
+    rest = "".join(f"[{n.key}]" for n in theme.notes if n not in about)
+    return f"{line} See also {rest}." if rest else line
+
+
+def _quoted(key: str, hit: Hit) -> PaperNote:
+    """A paper's note before any model writes one: its own key sentence."""
+    return PaperNote(key, hit.paper, key_sentence(hit.paper), hit.similarity or 0.0)
+
+
 class Summarizer:
     """Writes a cited overview of a topic from the papers one retriever finds, with one LLM (or none)."""
 
@@ -161,7 +212,7 @@ class Summarizer:
 
     def condense(self, topic: str, key: str, hit: Hit) -> PaperNote:
         """One sentence on what the paper contributes: the model's if it is supported, else a quote."""
-        note = PaperNote(key, hit.paper, key_sentence(hit.paper), hit.similarity or 0.0)
+        note = _quoted(key, hit)
         if self.llm.model is not None:
             self.rewrite(topic, note)
         return note
@@ -275,65 +326,34 @@ class Summarizer:
         theme's papers together, then cited to those it is about, :func:`_holding`; the others
         follow as "See also"), then condenses the best papers, in order, while the next call
         fits. A model that fails is not called again: what was built stands."""
-        notes = [
-            PaperNote(key, hit.paper, key_sentence(hit.paper), hit.similarity or 0.0)
-            for key, hit in zip(keyed, hits, strict=True)
-        ]
+        notes = [_quoted(key, hit) for key, hit in zip(keyed, hits, strict=True)]
         if not notes:
             return [], ""
         themes = self.themes(topic, notes, by_model=False)
         self.progress("writing", 0, 1)
         mark = time.perf_counter()
-        sentences = [self.listing_opening(topic, notes, themes, likely)]
-        spent: list[float] = []
-        failed = False  # a model that errs once (down, timing out) is not called again
+        budget = _Budget(deadline)
         group_prompt = count_tokens(prompt_text("summary_group")) + count_tokens(topic)
+        sentences = [self.listing_opening(topic, notes, themes, likely)]
         for theme in themes:
-            cited = "".join(f"[{n.key}]" for n in theme.notes)
-            line = f"{theme.name}: {cited}."
+            said, about = "", []
             # A theme of one paper has its paper's own sentence in its section: no call for it.
-            if not failed and theme.name != UNNAMED and len(theme.notes) > 1:
+            if theme.name != UNNAMED and len(theme.notes) > 1:
                 guess = _cost(count_tokens(_titles(theme)) + group_prompt, _GROUP_TOKENS)
-                if self._fits(deadline, spent, guess):
-                    now = time.perf_counter()
-                    try:
-                        said, about = self.group_sentence(topic, theme)
-                    except CitelineError:
-                        failed, said, about = True, "", []
-                    spent.append(time.perf_counter() - now)
-                    if said:
-                        rest = "".join(f"[{n.key}]" for n in theme.notes if n not in about)
-                        keys = "".join(f"[{n.key}]" for n in about)
-                        # the keys inside the sentence, before its full stop
-                        line = f"{theme.name}: {said.rstrip('.')} {keys}." + (
-                            f" See also {rest}." if rest else ""
-                        )
-            sentences.append(line)
+                if budget.fits("theme", guess):
+                    said, about = budget.run("theme", partial(self.group_sentence, topic, theme)) or ("", [])
+            sentences.append(_theme_line(theme, said, about))
         lead = " ".join(sentences)
         timings["lead"] = time.perf_counter() - mark
-        mark, spent = time.perf_counter(), []
+        mark = time.perf_counter()
         reserve = count_tokens(prompt_text("summary_note")) + count_tokens(topic)
         for n, note in enumerate(notes, start=1):
-            if failed or not self._fits(
-                deadline, spent, _cost(count_tokens(note.paper.abstract) + reserve, _NOTE_TOKENS)
-            ):
-                break
-            now = time.perf_counter()
-            try:
-                self.rewrite(topic, note)
-            except CitelineError:
-                failed = True  # the notes built so far stand: every paper keeps its key sentence
-            spent.append(time.perf_counter() - now)
+            if not budget.fits("note", _cost(count_tokens(note.paper.abstract) + reserve, _NOTE_TOKENS)):
+                break  # the notes built so far stand: the others keep their key sentence
+            budget.run("note", partial(self.rewrite, topic, note))
             self.progress("condensed", n, len(notes))
         timings["condense"] = time.perf_counter() - mark
         return themes, lead
-
-    @staticmethod
-    def _fits(deadline: float, spent: list[float], guess: float) -> bool:
-        """The next call ends by ``deadline``: guessed as the median of the last three of its kind
-        (or ``guess`` before the first): one slow call (a busy machine) does not stop every later
-        one, as the slowest of three would, which it would never leave."""
-        return time.perf_counter() + (statistics.median(spent[-3:]) if spent else guess) <= deadline
 
     def group_sentence(self, topic: str, theme: Theme) -> tuple[str, list[PaperNote]]:
         """The model's sentence on what a theme's papers work on, from their titles, and the
