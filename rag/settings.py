@@ -322,7 +322,7 @@ class TopicSettings(_Group):
         high=100.0,
     )
     floor_share: float = setting(
-        0.5,
+        0.38,
         "in a conference, a paper scoring at least this share of the core's first quartile is on "
         "the topic, wherever the fence is (a tight core's fence stops too early; 1 turns this off)",
         low=0.0,
@@ -372,6 +372,20 @@ class TopicSettings(_Group):
     )
     weight_vocabulary: float = setting(
         0.5, "score weight of its use of the core's vocabulary", low=0.0, high=100.0
+    )
+    weight_direction: float = setting(
+        2.0,
+        "in a conference, score weight of its embedding along the core's direction from the "
+        "collection (a linear discriminant learned at query time; 0 turns it off)",
+        low=0.0,
+        high=100.0,
+    )
+    direction_shrinkage: float = setting(
+        10.0,
+        "... the discriminant's covariance shrinkage: its identity share, in units of the mean "
+        "variance (large: the plain difference of the means)",
+        low=0.0,
+        high=1e6,
     )
 
 

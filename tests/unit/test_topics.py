@@ -44,11 +44,11 @@ OTHER = [
 ]  # fmt: skip
 
 
-def _rank(topic: str, papers):
+def _rank(topic: str, papers, tuning: TopicSettings = TUNING):
     embedder = FakeEmbedder()
     vectors = np.asarray([embedder.embed_query(f"{p.title} {p.abstract}") for p in papers], np.float32)
     terms = [lexical_sequence(f"{p.title} {p.abstract}") for p in papers]
-    ranking = rank_topic(embedder, topic, vectors, terms, tuning=TUNING)
+    ranking = rank_topic(embedder, topic, vectors, terms, tuning=tuning)
     return [papers[i].id for i in ranking.order], ranking
 
 
@@ -85,14 +85,14 @@ def test_a_wider_fence_setting_moves_the_stop_down():
     assert 6 in order and 7 not in order
 
 
-def test_in_a_conference_a_tight_core_also_takes_papers_scoring_half_its_first_quartile():
+def test_in_a_conference_a_tight_core_also_takes_papers_scoring_a_share_of_its_first_quartile():
     rng = np.random.default_rng(0)
-    score = np.concatenate([[20.0, 21.0, 22.0, 23.0, 24.0], [11.0, 9.0], rng.normal(0.0, 1.0, 400)])
+    score = np.concatenate([[20.0, 21.0, 22.0, 23.0, 24.0], [9.0, 7.0], rng.normal(0.0, 1.0, 400)])
     core = np.zeros(len(score), dtype=bool)
     core[:5] = True
     z_topic = np.concatenate([[5.0] * 5, [4.0, 4.0], rng.normal(0.0, 1.0, 400)])
     order = selected(score, core, z_topic, tuning=TUNING)  # the fence: 21 - 1.5 * 2 = 18
-    assert 5 in order and 6 not in order  # 11 is over half of 21, 9 is not
+    assert 5 in order and 6 not in order  # 9 is over 0.38 of 21 (8.0), 7 is not
     off = selected(score, core, z_topic, tuning=Settings(topic_floor_share=1.0).topics)
     assert 5 not in off and len(off) == 5
 
@@ -177,6 +177,33 @@ def test_the_core_vocabulary_ranks_a_paper_speaking_it_above_one_that_does_not()
     uses, words = core_vocabulary(core, terms, TUNING)
     assert "node" in words and "accuraci" not in words
     assert uses[papers.index(VOCABULARY[1])] > uses[papers.index(OTHER[0])] == 0
+
+
+def test_the_core_direction_ranks_papers_sharing_what_sets_the_core_apart_above_the_rest():
+    from rag.retrieval.topics import core_direction
+
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(0.0, 1.0, (400, 16))
+    vectors[:20, 3] += 4.0  # the core and its unnamed peers stand apart in one dimension
+    vectors[:, 5] *= 6.0  # a dimension in which every paper varies widely says nothing of the topic
+    core = np.zeros(400, dtype=bool)
+    core[:10] = True
+    along = core_direction(vectors, core, TUNING)
+    assert along[10:20].min() > np.median(along[20:])
+    unwhitened = core_direction(vectors, core, TopicSettings(direction_shrinkage=1e6))
+    whitened = core_direction(vectors, core, TopicSettings(direction_shrinkage=0.0))
+    # Whitening discounts the wide dimension: peers rank above more of the rest.
+    assert np.mean(whitened[10:20].min() > whitened[20:]) >= np.mean(unwhitened[10:20].min() > unwhitened[20:])
+
+
+def test_the_core_direction_scores_a_conference_but_not_a_short_list():
+    papers = NAMED + VOCABULARY + OTHER
+    _, off = _rank("graph neural networks", papers, TopicSettings(weight_direction=0.0))
+    _, on = _rank("graph neural networks", papers)
+    assert np.allclose(off.score, on.score)  # a short list: the weight changes nothing
+    _, off = _rank("graph neural networks", papers, TopicSettings(small_list=10, weight_direction=0.0))
+    _, on = _rank("graph neural networks", papers, TopicSettings(small_list=10))
+    assert not np.allclose(off.score, on.score)
 
 
 def test_a_one_word_noun_part_is_a_topic_of_its_own_and_borrows_no_head():
