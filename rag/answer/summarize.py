@@ -7,7 +7,8 @@ named by their titles' phrases. With a model, a summary keeps to a time budget
 to the theme's papers it is about, then the best papers condensed while the next call fits; the
 others keep their own key sentence. With no budget (0), every paper is condensed to its key
 contribution (map) and the lead is written from the notes (reduce; theme by theme when they do
-not fit one prompt), its citations validated like ``ask``'s. Per-paper sentences carry their
+not fit one prompt), its citations validated like ``ask``'s; a model that fails is not called
+again, and quotes, the themes' own names and the listing's lead stand in. Per-paper sentences carry their
 citation by construction. Without an LLM the digest uses each paper's key sentence.
 
 This module runs those steps and makes the model calls; the clustering and the no-model theme
@@ -17,6 +18,7 @@ with its Markdown and JSON, is :mod:`rag.answer.summary`.
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 import time
@@ -210,13 +212,6 @@ class Summarizer:
         ids = encoding().encode(text, disallowed_special=())
         return text if len(ids) <= room else encoding().decode(ids[: max(room, 0)])
 
-    def condense(self, topic: str, key: str, hit: Hit) -> PaperNote:
-        """One sentence on what the paper contributes: the model's if it is supported, else a quote."""
-        note = _quoted(key, hit)
-        if self.llm.model is not None:
-            self.rewrite(topic, note)
-        return note
-
     def rewrite(self, topic: str, note: PaperNote) -> None:
         """The model's sentence on the note's paper in its place, when the paper supports it (a
         quote cannot misstate the paper, so the key sentence stays otherwise)."""
@@ -409,14 +404,27 @@ class Summarizer:
             deadline = started + budget if answering else 0.0  # no time left for a failed model
             themes, lead = self._within(topic, keyed, hits, likely, deadline, timings)
         else:
+            # No deadline, but a model that fails is not called again: what was written stands,
+            # quotes, the listing's theme names and its lead stand in for the rest.
+            calls = _Budget(math.inf)
+            calls.failed = not answering  # no model, or its terms call failed
             notes = []
             for n, (key, hit) in enumerate(zip(keyed, hits, strict=True), start=1):
-                notes.append(self.condense(topic, key, hit))
+                note = _quoted(key, hit)
+                if not calls.failed:
+                    calls.run("note", partial(self.rewrite, topic, note))
+                notes.append(note)
                 self.progress("condensed", n, len(hits))
             timings["condense"] = time.perf_counter() - started - timings["select"]
-            themes = self.themes(topic, notes)
+            themes = (
+                None if calls.failed else calls.run("themes", partial(self.themes, topic, notes))
+            ) or self.themes(topic, notes, by_model=False)
             self.progress("writing", 0, 1)
-            lead = self.lead(topic, notes, themes, likely)
+            lead = (
+                None if calls.failed else calls.run("lead", partial(self.lead, topic, notes, themes, likely))
+            )
+            if lead is None:
+                lead = self.listing_lead(topic, notes, themes, likely)
         notes = [n for theme in themes for n in theme.notes]
         checked = check_citations(lead, keyed)
         invalid = checked.invalid

@@ -304,14 +304,15 @@ def test_a_theme_sentence_with_a_link_markup_or_brackets_is_not_used(
     assert "](" not in markdown and "<img" not in markdown
 
 
-def test_a_model_that_fails_leaves_every_paper_its_own_key_sentence(seed_settings, seed_retriever):
+@pytest.mark.parametrize("flow", [lambda s: s, unbudgeted], ids=["within-the-budget", "unbudgeted"])
+def test_a_model_that_fails_leaves_every_paper_its_own_key_sentence(seed_settings, seed_retriever, flow):
     class Failing(ScriptedChatModel):
         def _generate(self, messages, stop=None, run_manager=None, **kw):
             self.prompts.append(messages)
             raise TimeoutError("the server stopped answering")
 
     model = Failing(replies=[], prompts=[])
-    chain = AnswerChain(seed_settings, seed_retriever, LLMHandle("openai", model, "scripted"))
+    chain = AnswerChain(flow(seed_settings), seed_retriever, LLMHandle("openai", model, "scripted"))
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("watermarking")
     assert len(summary.papers) == 4 and not any(n.written for n in summary.papers)
     assert all(n.note in n.paper.abstract for n in summary.papers)
