@@ -203,14 +203,16 @@ def core_direction(vectors: np.ndarray, core: np.ndarray, tuning: TopicSettings)
     """
     import numpy as np
 
-    x = vectors.astype(np.float64)
-    mean = x.mean(axis=0)
-    centred = x - mean
-    covariance = centred.T @ centred / max(1, len(x) - 1)
+    x = np.asarray(vectors, dtype=np.float32)  # no float64 copy of a 37,000-paper table
+    mean = x.mean(axis=0, dtype=np.float64)
+    covariance = (x.T @ x).astype(np.float64) / len(x) - np.outer(mean, mean)
     dims = covariance.shape[0]
-    covariance += tuning.direction_shrinkage * np.trace(covariance) / dims * np.eye(dims)
-    direction = np.linalg.solve(covariance, x[core].mean(axis=0) - mean)
-    return x @ direction
+    # (a little shrinkage always: a conference of 300 papers has a singular covariance in 384 dimensions)
+    shrink = max(tuning.direction_shrinkage, 1e-3) * max(float(np.trace(covariance)) / dims, 1e-12)
+    direction = np.linalg.solve(
+        covariance + shrink * np.eye(dims), x[core].mean(axis=0, dtype=np.float64) - mean
+    )
+    return x @ direction.astype(np.float32)
 
 
 def score_papers(

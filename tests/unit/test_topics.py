@@ -199,6 +199,16 @@ def test_the_core_direction_ranks_papers_sharing_what_sets_the_core_apart_above_
     assert above(whitened) >= above(unwhitened)  # whitening discounts the wide dimension
 
 
+def test_the_core_direction_is_finite_for_fewer_papers_than_dimensions_and_for_a_core_of_all():
+    from rag.retrieval.topics import core_direction
+
+    vectors = np.random.default_rng(2).normal(0.0, 1.0, (30, 64)).astype(np.float32)
+    few = np.zeros(30, dtype=bool)
+    few[:3] = True
+    assert np.isfinite(core_direction(vectors, few, TopicSettings(direction_shrinkage=0.0))).all()
+    assert np.allclose(core_direction(vectors, np.ones(30, dtype=bool), TUNING), 0.0, atol=1e-4)
+
+
 def test_the_core_direction_scores_a_conference_but_not_a_short_list():
     papers = NAMED + VOCABULARY + OTHER
     _, off = _rank("graph neural networks", papers, TopicSettings(weight_direction=0.0))
