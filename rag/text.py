@@ -871,9 +871,18 @@ _WORDS_BEFORE = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 _CAPITALS = re.compile(r"\b([A-Z][A-Z0-9]{2,5})s?\b")  # SFT, SGD, ASGD, MLLMs: 3-6 letters
 
 
+# Words the field writes closed that its acronyms read as two: "multilayer perceptron" is an MLP,
+# "variational autoencoder" a VAE, "generative pretrained transformer" a GPT.
+_CLOSED_COMPOUNDS = {
+    "multilayer": "ml", "autoencoder": "ae", "autoencoders": "ae", "autoregressive": "ar",
+    "hyperparameter": "hp", "hyperparameters": "hp", "pretrained": "pt", "pretraining": "pt",
+}  # fmt: skip
+
+
 def initials(words: list[str]) -> str:
-    """First letters of ``words`` and of each hyphenated part: "supervised fine-tuning" → "sft"."""
-    return "".join(p[0] for w in words for p in w.lower().split("-") if p)
+    """First letters of ``words`` and of each hyphenated part: "supervised fine-tuning" → "sft";
+    both of a closed compound's ("multilayer perceptrons" → "mlp")."""
+    return "".join(_CLOSED_COMPOUNDS.get(p, p[0]) for w in words for p in w.lower().split("-") if p)
 
 
 def _spells(words: list[str], acronyms: set[str]) -> bool:
@@ -892,11 +901,15 @@ def acronym_matches(question: str, text: str) -> set[str]:
     writes ("supervised fine-tuning" for "SFT"). A paper and a question often name one thing in
     its two forms."""
     found: set[str] = set()
-    asked = {m.group(1).lower() for m in _CAPITALS.finditer(question)}
-    # Most texts have no run of words starting with the letters: one regex search says so.
-    asked = {a for a in asked if re.search(r"\b" + r"\w*[\s-]+".join(a), text, re.I)}
+    written_as = {m.group(1).lower(): m.group(0) for m in _CAPITALS.finditer(question)}  # "mlp": "MLPs"
+    asked = set(written_as)
+    # Most texts have no run of words starting with the letters: one regex search says so (loosely:
+    # a closed compound gives two letters, "multilayer perceptron"; _spells decides).
+    asked = {a for a in asked if re.search(r"\b" + r"\w*[\s-]*".join(a), text, re.I)}
     if asked:  # the question's acronym, spelled out by the text
-        found.update(t for run in _runs(text) if _spells(run, asked) for t in lexical_terms(initials(run)))
+        for run in _runs(text):
+            if _spells(run, asked):  # the acronym as the question writes it: "MLPs" too
+                found.update(lexical_terms(written_as[initials(run)]))
     written = {m.group(1).lower() for m in _CAPITALS.finditer(text)}
     if written:  # the question's words, an acronym the text writes
         found.update(

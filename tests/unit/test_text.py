@@ -207,6 +207,9 @@ def test_a_name_written_as_an_acronym_on_one_side_and_spelled_out_on_the_other_m
     spelled = acronym_matches("Do tricks pass on via supervised fine-tuning?", paper)
     assert spelled == {"supervis", "fine", "tune"}
     assert acronym_matches("Is it robust out-of-distribution?", "tested on OOD data") == {"out", "distribut"}
+    # A closed compound gives two letters, and the question's plural is what the paper spells out.
+    assert acronym_matches("Do MLPs learn it?", "multilayer perceptrons learn it") == {"mlps"}
+    assert acronym_matches("Is the VAE sharper?", "a variational autoencoder") == {"vae"}
     # Two letters match too many word pairs by chance; words in another order spell nothing; and
     # a function word gives no letter ("the shortest path" is no TSP).
     assert acronym_matches("Is it an RL method?", "reinforcement learning") == set()

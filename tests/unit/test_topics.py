@@ -135,8 +135,10 @@ def test_acronyms_the_collection_defines_are_learned_and_spelled_out_in_a_topic(
             "We train graph neural networks (GNNs) on molecules.",
             "Multi-agent reinforcement learning (MARL) needs coordination; reinforcement learning (RL) too.",
             "Graph neural networks (GNN) again, and a stray (XYZ) with no expansion.",
+            "A wide multilayer perceptron (MLP) and a variational autoencoder (VAE).",  # closed compounds
         ]
     )
+    assert found["mlp"][0] == "multilayer perceptron" and found["vae"][0] == "variational autoencoder"
     assert (
         found["gnn"] == ("graph neural networks", 2)
         and found["marl"][0] == "multi-agent reinforcement learning"
