@@ -104,6 +104,9 @@ class Asked:
     kind: str
     acronym: str = ""
     counted: str = ""
+    # The things counted as an acronym may grow by the word before them: "how many multimodal
+    # LLMs" counts the papers' "MLLMs" ("mllm").
+    counted_also: tuple[str, ...] = ()
     described: bool = False  # "What are GRMs?": the expansion, or else what they are, answers
 
 
@@ -113,19 +116,28 @@ class Asked:
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the|its|their)\s+)?((?:[A-Za-z][\w\-]*\s*){1,3})", re.I)
 
 
-def _counted(text: str) -> str:
-    """The stem of what "how many ..." counts in ``text``, or "" (see :data:`_HOW_MANY`)."""
+def _counted(text: str) -> tuple[str, tuple[str, ...]]:
+    """The stem of what "how many ..." counts in ``text``, or "" (see :data:`_HOW_MANY`), and,
+    when it is an acronym after a word, the acronym with that word's initial ("MLLM")."""
     match = _HOW_MANY.search(text)
     if match is None:
-        return ""
-    plurals = []
+        return "", ()
+    words, plurals = [], []
     for word in match.group(1).split():
         if word.lower() in STOP_WORDS or word.lower() in AUXILIARIES:
             break
+        words.append(word)
         if word.endswith("s") and not word.endswith("ss") and word.lower() != "times":
             plurals.append(word)
     stems = stem_terms(plurals[-1].replace("-", " ")) if plurals else []  # "GPU-hours": hours
-    return stems[-1] if stems else ""
+    if not stems:
+        return "", ()
+    last = plurals[-1]
+    at = words.index(last)
+    grown: tuple[str, ...] = ()
+    if at and acronym_singular(last).isupper() and len(acronym_singular(last)) > 1:
+        grown = tuple(stem_terms(f"{words[at - 1][0]}{last}"))
+    return stems[-1], grown
 
 
 def asked_for(question: str) -> Asked:
@@ -136,7 +148,8 @@ def asked_for(question: str) -> Asked:
     if (match := _WHAT_IS.search(text)) and acronym_singular(canonical_name(match.group(1))).isupper():
         return Asked("expansion", canonical_name(match.group(1)), described=True)
     if _NUMBER_ASKED.search(text):
-        return Asked("number", counted=_counted(text))
+        counted, also = _counted(text)
+        return Asked("number", counted=counted, counted_also=also)
     if _NAME_ASKED.search(text):
         return Asked("name")
     if _ENTITY_ASKED.search(text) and not _WHICH_PAPERS.match(text):
@@ -248,7 +261,8 @@ def counts_what_is_asked(sentence: str, asked: Asked) -> bool:
     if not asked.counted:
         return True
     text = plain_text(sentence)
-    return asked.counted in stem_terms(text.replace("-", " ")) and bool(_figures(text))  # "7B-parameter"
+    written = stem_terms(text.replace("-", " "))  # "7B-parameter"
+    return any(c in written for c in (asked.counted, *asked.counted_also)) and bool(_figures(text))
 
 
 def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:

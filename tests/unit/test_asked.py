@@ -71,6 +71,10 @@ def test_how_many_counts_the_things_it_names_and_only_a_sentence_counting_them_a
     stream = asked_for("On how many residual stream activations were the meta-models trained?")
     assert counts_what_is_asked("We train on one billion residual stream activations.", stream)
     assert asked_for("How many times faster is it?").counted == ""  # a factor, not things
+    # An acronym counted after a word may be written as one acronym: "multimodal LLMs" are MLLMs.
+    models = asked_for("How many multimodal LLMs were aligned?")
+    assert counts_what_is_asked("It improves three MLLMs on seven benchmarks.", models)
+    assert not counts_what_is_asked("It improves three VLMs on seven benchmarks.", models)
     assert counts_what_is_asked("Any sentence.", asked_for("How much does it improve?"))
 
 
