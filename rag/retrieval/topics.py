@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from rag.text import acronym_singular, lexical_sequence
+from rag.text import acronym_singular, coined_names, lexical_sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -223,6 +223,7 @@ def score_papers(
     expansions: Sequence[list[str]] = (),
     *,
     tuning: TopicSettings,
+    names: frozenset[str] = frozenset(),
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """(score per paper, core mask, details) for a topic over one table of papers.
 
@@ -231,6 +232,8 @@ def score_papers(
     ``expansions`` are stemmed terms a model named for the subfield: a paper using one (a term in
     at most a tenth of the papers: "saliency map", not "neural network", whose papers are at the
     median clearly near the topic) that is itself nearer the topic than the median paper is core.
+    ``names`` are the stemmed terms of what the topic writes as a name (AutoML, LoRA): rare, they
+    name it wherever they stand in it.
     """
     import math
 
@@ -266,12 +269,16 @@ def score_papers(
     z_topic = _robust_z(similarity)
     # A rare term of the topic ("bandit" in a few papers, a method's name) found in a paper that
     # is nearer the topic than most is a name match, as in the ask-time relevance decision. In a
-    # conference, only a term of a part every word of which some paper writes: "dark matter" at
-    # ICLR 2018 (no paper writes "dark") is not named by the four papers writing "no matter how".
-    # (A short list writes few words at all: there a topic's extra word, "X schemes", is no sign.)
-    written = [part for part in parts_terms if part and (small or all(df[t] for t in part))]
+    # conference, only a name the topic writes (AutoML) or a term of a part some paper writes
+    # whole: "dark matter" at ICLR 2018 (no paper writes "dark") is not named by the four papers
+    # writing "no matter how", nor at ICLR 2022 by a paper on "dark" data and nine writing
+    # "matter". (A short list writes few words at all: there a topic's extra word, "X schemes", is
+    # no sign.)
+    written = [
+        part for part in parts_terms if part and (small or any(set(part) <= present for present in term_sets))
+    ]
     limit = max(2, tuning.rare_share * n)
-    rare = [t for t, d in df.items() if 0 < d <= limit and any(t in part for part in written)]
+    rare = [t for t, d in df.items() if 0 < d <= limit and (t in names or any(t in part for part in written))]
     named = np.array([any(t in present for t in rare) for present in term_sets]) & (z_topic > 0)
     if small:
         # In a short list, a word two papers write is rare without naming anything ("medical",
@@ -493,7 +500,10 @@ def rank_topic(
     part_vectors /= np.maximum(np.linalg.norm(part_vectors, axis=1, keepdims=True), 1e-9)
     extra = [lexical_sequence(e) for e in expansions]
     parts_terms = [lexical_sequence(p) for p in parts]
-    score, core, details = score_papers(part_vectors, parts_terms, vectors, terms, extra, tuning=tuning)
+    names = frozenset(t for name in coined_names(topic) for t in lexical_sequence(name))
+    score, core, details = score_papers(
+        part_vectors, parts_terms, vectors, terms, extra, tuning=tuning, names=names
+    )
     order = selected(score, core, details.get("z"), details.get("joined"), tuning=tuning)
     order, likely = likely_first(order, score, core, tuning=tuning)
     return Ranking(order, score, details["similarity"], int(core.sum()), likely)

@@ -310,10 +310,29 @@ def test_a_rare_word_of_a_topic_another_word_of_which_no_paper_writes_names_noth
         terms[i] = ["matter", "how", "model"]
     _, core, _ = score_papers(topic[None, :], [["dark", "matter"]], vectors, terms, tuning=TUNING)
     assert not core.any()  # nothing names the topic, so nothing is topped up around it
-    # the same three papers name a topic all of whose words some paper writes
+    # one paper on "dark" data writes the other word: each word is written, the topic nowhere
     terms[20] = ["dark", "energy"]
     _, core, _ = score_papers(topic[None, :], [["dark", "matter"]], vectors, terms, tuning=TUNING)
+    assert not core.any()
+    # the same three papers name a topic some paper writes whole
+    terms[20] = ["dark", "matter", "halo"]
+    _, core, _ = score_papers(topic[None, :], [["dark", "matter"]], vectors, terms, tuning=TUNING)
     assert core[:3].all()
+
+
+def test_a_rare_name_the_topic_writes_names_it_though_no_paper_writes_the_whole_topic():
+    from rag.retrieval.topics import score_papers
+
+    # "AutoML optimization" (a one-word part borrows the head): two papers write "AutoML", a
+    # little nearer the topic than most; none writes both words
+    topic, vectors, terms = _conference(2, {(0, 2): 0.8})
+    terms[0] = terms[1] = ["automl", "search", "model"]
+    parts = [["automl", "optim"]]
+    _, core, _ = score_papers(topic[None, :], parts, vectors, terms, tuning=TUNING)
+    assert not core[:2].any()
+    named = frozenset({"automl"})
+    _, core, _ = score_papers(topic[None, :], parts, vectors, terms, tuning=TUNING, names=named)
+    assert core[:2].all()
 
 
 def test_in_a_short_list_a_rare_word_alone_makes_no_core_paper_without_more_of_the_topic():
@@ -332,7 +351,7 @@ def test_in_a_short_list_a_rare_word_alone_makes_no_core_paper_without_more_of_t
     # in a conference a rare word is a name: there the same paper 0 is core
     topic, vectors, terms = _conference(1, {}, n=400)
     terms[0] = ["fair", "semi", "supervis", "medic", "data"]
-    terms[9] = ["segment", "tumour", "imag"]  # every word of the topic is written somewhere
+    terms[9] = ["segment", "tumour", "medic", "imag"]  # some paper writes the whole topic
     _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, tuning=TUNING)
     assert core[0]
 
