@@ -11,7 +11,8 @@ involved, so a listing answer is as fast and as grounded with the embedded model
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from rag.answer.evidence import PaperEvidence, cite, gather
 from rag.answer.themes import group_by_theme
@@ -21,6 +22,7 @@ from rag.text import papers_count, share_vocabulary
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
     from rag.records import Paper
+    from rag.retrieval import PaperSearch
     from rag.settings import AnswerSettings
 
 _CONTRIBUTION = re.compile(
@@ -133,3 +135,35 @@ def catalogue_answer(keyed: dict[str, Paper], found: int, where: str = "", note:
     )
     head = _head(f"{papers_count(found)} {verb} indexed{place}", note, more)
     return "\n".join([head, *(f"- {paper.display} [{key}]" for key, paper in keyed.items())])
+
+
+_Found = TypeVar("_Found")
+
+
+def in_place(
+    venue: str | None,
+    year: int | None,
+    run_in: Callable[[str | None, int | None], _Found],
+    found: Callable[[_Found], bool],
+    retriever: PaperSearch,
+    instead: str = "searched",
+) -> tuple[_Found | None, str, str]:
+    """``run_in(venue, year)`` with the venue and year the question names; with it, where the
+    answer says it looked ("at ICLR 2024", "from 2024") and a note. When no indexed paper records
+    a venue or a year at all (a seed list has no venue field), it runs over every paper instead
+    and the note says so ("…, so all are ``instead``"). When papers record them but none matches
+    ("ICML 2025" in an ICML 2026 list), there is nothing to run: None, and the note is the answer,
+    saying what the papers are from. Listings, catalogues and summaries scope alike."""
+    place = " ".join(str(x) for x in (venue, year) if x)
+    result = run_in(venue, year)
+    if not place:
+        return result, "", ""
+    if found(result):
+        return result, f"at {place}" if venue else f"from {place}", ""
+    venues, years = retriever.venues(), retriever.years()
+    if (venue and venues) or (year and years):
+        held = ", ".join(venues[:6]) + (", …" if len(venues) > 6 else "")
+        span = f"{years[0]}–{years[-1]}" if len(years) > 1 else "".join(map(str, years))
+        held = f"{held} ({span})" if held and span else held or span
+        return None, "", f"No indexed paper is from {place}; the papers here are from {held}."
+    return run_in(None, None), "", f"no indexed paper records {place}, so all are {instead}"

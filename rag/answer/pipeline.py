@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from rag.answer import evidence as ev
 from rag.answer.attribution import Attributed, attribute
@@ -26,7 +25,7 @@ from rag.answer.followup import resolve as resolve_follow_up
 from rag.answer.grounding import invented_figures, invented_names, unmet_claim, unmet_figures
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
-from rag.answer.listing import catalogue_answer, listing_answer
+from rag.answer.listing import catalogue_answer, in_place, listing_answer
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle, read_reply, resolve_kind
@@ -187,8 +186,9 @@ class AnswerChain:
         terms = subfield_terms(self.llm, topic, self.settings) if self._has_model() else []
         if terms:
             run.timings["terms"] = time.perf_counter() - mark
-        selection, where, note = _in_place(
-            intent,
+        selection, where, note = in_place(
+            intent.venue,
+            intent.year,
             lambda venue, year: self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms),
             lambda selection: bool(selection.candidates),
             self.retriever,
@@ -222,8 +222,9 @@ class AnswerChain:
         ``listing_max_papers`` (or the caller's limit) by name, in the order of their lists (file,
         then line). No model, no sentence picked: nothing was asked about them."""
         limit = run.shown
-        listed, where, note = _in_place(
-            intent,
+        listed, where, note = in_place(
+            intent.venue,
+            intent.year,
             lambda venue, year: self.retriever.catalogue(venue, year, limit),
             lambda listed: listed[1] > 0,
             self.retriever,
@@ -388,34 +389,3 @@ class AnswerChain:
                 on_token(piece)
 
         return read_reply(self.llm.stream(messages), arrived)
-
-
-_Found = TypeVar("_Found")
-
-
-def _in_place(
-    intent: Intent,
-    run_in: Callable[[str | None, int | None], _Found],
-    found: Callable[[_Found], bool],
-    retriever: PaperSearch,
-    instead: str = "searched",
-) -> tuple[_Found | None, str, str]:
-    """``run_in(venue, year)`` with the venue and year the question names; with it, where the
-    answer says it looked ("at ICLR 2024", "from 2024") and a note. When no indexed paper records
-    a venue or a year at all (a seed list has no venue field), it runs over every paper instead
-    and the note says so ("…, so all are ``instead``"). When papers record them but none matches
-    ("ICML 2025" in an ICML 2026 list), there is nothing to run: None, and the note is the answer,
-    saying what the papers are from."""
-    place = " ".join(str(x) for x in (intent.venue, intent.year) if x)
-    result = run_in(intent.venue, intent.year)
-    if not place:
-        return result, "", ""
-    if found(result):
-        return result, f"at {place}" if intent.venue else f"from {place}", ""
-    venues, years = retriever.venues(), retriever.years()
-    if (intent.venue and venues) or (intent.year and years):
-        held = ", ".join(venues[:6]) + (", …" if len(venues) > 6 else "")
-        span = f"{years[0]}–{years[-1]}" if len(years) > 1 else "".join(map(str, years))
-        held = f"{held} ({span})" if held and span else held or span
-        return None, "", f"No indexed paper is from {place}; the papers here are from {held}."
-    return run_in(None, None), "", f"no indexed paper records {place}, so all are {instead}"

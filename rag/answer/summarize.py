@@ -30,6 +30,7 @@ from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
 from rag.answer.grounding import unsupported_reason
 from rag.answer.intent import classify
+from rag.answer.listing import in_place
 from rag.answer.summary import PaperNote, Summary, Theme
 from rag.answer.themes import UNNAMED, named_groups
 from rag.errors import BadInput, CitelineError
@@ -388,10 +389,18 @@ class Summarizer:
             answering = self.llm.model is not None
         except CitelineError:  # a model that failed once (down, hung) is not waited for again
             terms, answering = [], False
-        selection = self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms)
-        if (venue or year) and not selection.candidates:
-            # no paper records the venue/year: all papers
-            selection = self.retriever.select_topic(topic, expansions=terms)
+        # A venue and year (the topic's "at NeurIPS 2019", or --venue/--year) scope it as a listing's:
+        # all papers when none records one, nothing (and a note saying so) when none matches.
+        selection, _, scope = in_place(
+            venue or self.settings.venue,
+            year or self.settings.year,
+            lambda venue, year: self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms),
+            lambda selection: bool(selection.candidates),
+            self.retriever,
+            instead="covered",
+        )
+        if selection is None or not selection.hits:
+            return Summary(topic, scope or f"No indexed paper is on {topic}.", [], self.llm.name)
         # Only papers likely on the topic are covered; those that only share its vocabulary are named.
         likely = selection.likely or selection.total
         cover = min(max_papers, likely)
@@ -444,4 +453,5 @@ class Summarizer:
             others,
             selection.total - likely,
             budgeted=bool(budget),
+            scope=scope,
         )

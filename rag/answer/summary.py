@@ -59,6 +59,9 @@ class Summary:
     vocabulary_only: int = 0
     # The model kept to a time budget (``summary_seconds``), so it may have condensed only some papers.
     budgeted: bool = False
+    # How a venue or year was applied when no paper records one ("no indexed paper records NeurIPS,
+    # so all are covered"); "" when it was applied as asked, or none was asked.
+    scope: str = ""
 
     @property
     def found(self) -> int:
@@ -81,12 +84,10 @@ class Summary:
         Text that comes from paper files (or the model quoting them) is escaped: a Markdown link in
         an abstract shows as text, never as a link whose address is hidden.
         """
-        lines = [
-            f"# {md(self.topic)}: what the papers here cover",
-            "",
-            md(self.lead, keys={n.key for n in self.papers}) or "_No papers on this topic._",
-            "",
-        ]
+        lines = [f"# {md(self.topic)}: what the papers here cover", ""]
+        if self.scope:
+            lines += [f"_{md(self.scope[:1].upper() + self.scope[1:])}._", ""]
+        lines += [md(self.lead, keys={n.key for n in self.papers}) or "_No papers on this topic._", ""]
         for theme in self.themes:
             lines += [f"## {md(theme.name)}", ""]
             lines += [f"- **{md(n.paper.display)}**: {md(n.note)} [{n.key}]" for n in theme.notes]
@@ -139,6 +140,7 @@ class Summary:
             ],
             "invalid_citations": self.invalid_keys,
             "model": self.model,
+            "scope": self.scope,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
 

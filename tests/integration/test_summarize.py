@@ -334,6 +334,17 @@ def test_a_model_that_fails_the_term_call_is_not_called_again(seed_settings, see
     assert len(model.prompts) == 1  # the terms call only
 
 
+def test_a_venue_no_paper_is_from_is_said_not_dropped_and_an_empty_summary_says_so(no_llm_chain):
+    summarizer = Summarizer(no_llm_chain.settings, no_llm_chain.retriever, no_llm_chain.llm)
+    elsewhere = summarizer.summarize("watermarking papers at NeurIPS 2019")
+    assert not elsewhere.papers and not elsewhere.others
+    assert elsewhere.lead.startswith("No indexed paper is from NeurIPS 2019; the papers here are from ICML")
+    nothing = summarizer.summarize("medieval poetry")
+    assert nothing.lead == "No indexed paper is on medieval poetry." and "0 papers on" not in nothing.to_markdown()
+    here = summarizer.summarize("watermarking papers at ICML 2026")
+    assert {n.paper.id for n in here.papers} == TOPICS["watermarking"] and not here.scope
+
+
 def test_a_summary_without_a_model_says_nothing_of_the_models_notes(no_llm_chain):
     handle = LLMHandle("none", None, "none (extractive)")
     summary = Summarizer(no_llm_chain.settings, no_llm_chain.retriever, handle).summarize("watermarking")

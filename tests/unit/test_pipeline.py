@@ -264,7 +264,7 @@ def test_a_topic_no_paper_is_on_gives_an_empty_summary_not_a_crash():
         Settings(llm="openai"), FakeRetriever(PAPERS), LLMHandle("openai", model, "scripted")
     )
     summary = summarizer.summarize("zzzz qqqq")
-    assert summary.themes == [] and "No papers on this topic" in summary.to_markdown()
+    assert summary.themes == [] and "No indexed paper is on zzzz qqqq." in summary.to_markdown()
 
 
 def test_a_summary_covers_only_papers_likely_on_the_topic_and_names_the_others_apart():
