@@ -29,6 +29,14 @@ def test_a_capped_listing_says_how_many_it_found_and_how_to_see_all(seed_setting
     )  # a usage error, not -n quietly ignored
 
 
+def test_terminal_escapes_in_a_question_are_spaces_so_what_is_searched_is_what_is_shown(seed_settings):
+    plain, escaped = (
+        json.loads(run(["ask", q, "--json", "--no-log"], seed_settings).stdout)
+        for q in ("Which papers study watermarking?", "Which papers study \x1b[31mwatermarking\x1b[0m?")
+    )
+    assert escaped["answer"] == plain["answer"] and escaped["found"] == plain["found"] == 4
+
+
 def test_a_question_for_the_papers_themselves_names_them_in_indexed_order_and_counts_them(seed_settings):
     listed = json.loads(run(["papers", "list", "--json"], seed_settings).stdout)
     asked, elsewhere = run_each(

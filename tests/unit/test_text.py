@@ -215,3 +215,15 @@ def test_a_name_written_as_an_acronym_on_one_side_and_spelled_out_on_the_other_m
     assert acronym_matches("Is it an RL method?", "reinforcement learning") == set()
     assert acronym_matches("Does it use descent gradient stochastic?", "SGD") == set()
     assert acronym_matches("How fast does it solve TSP instances?", "it finds the shortest path") == set()
+
+
+def test_a_query_loses_terminal_escapes_and_hidden_characters_but_keeps_script_joiners():
+    from rag.text import checked_query
+
+    assert checked_query("Which papers work on \x1b[31mdiffusion\x1b[0m models?") == (
+        "Which papers work on diffusion models?"
+    )
+    assert checked_query("\x1b]0;title\x07diffusion \x1b[2Jmodels\x07") == "diffusion models"
+    assert checked_query("diffusion\u202emodels") == "diffusion models"  # not one word
+    assert checked_query("a\nmulti-line\tquestion") == "a multi-line question"
+    assert checked_query("Переход\u200cкод") == "Переход\u200cкод"  # a joiner some scripts need
