@@ -382,8 +382,8 @@ class TopicSettings(_Group):
     )
     direction_shrinkage: float = setting(
         10.0,
-        "... the discriminant's covariance shrinkage: its identity share, in units of the mean "
-        "variance (large: the plain difference of the means)",
+        "... the discriminant's ridge: this many times the mean variance added to the covariance's "
+        "diagonal (large: the plain difference of the means)",
         low=0.0,
         high=1e6,
     )
