@@ -242,7 +242,9 @@ def _phrases(text: str, skip: set[str], surface: dict[str, str]) -> set[str]:
         if short or low in _STOP or low in _BREAKS or low in skip or low.rstrip("s") in skip:
             previous = None
             continue
-        if not shouted and any(c.isupper() for c in word[1:]):  # an acronym or a name: "GNNs", "LoRA"
+        # An acronym or a name: "GNNs", "LoRA", "mRNA"; not a title's play on one word ("geneRative").
+        capitals = sum(c.isupper() for c in word)
+        if not shouted and any(c.isupper() for c in word[1:]) and (word[0].isupper() or capitals >= 2):
             surface[low] = word
         filler = low in _TITLE_FILLER
         if not filler:

@@ -26,6 +26,12 @@ def test_an_acronym_keeps_its_capitals_in_a_theme_name():
     assert "GNNs" in term_name(theme, theme + _notes(OTHERS), "graph learning")
 
 
+def test_a_capital_inside_a_lower_case_word_is_no_name():
+    theme = _notes(["Raidar: geneRative AI Detection", "Detecting geneRative Text", "geneRative Detectors"])
+    name = term_name(theme, theme + _notes(OTHERS), "language models")
+    assert name.lower().startswith("generative") and name[1:] == name[1:].lower(), name  # not "GeneRative"
+
+
 def test_a_shouted_title_writes_no_acronyms_into_a_theme_name():
     theme = _notes(
         ["ROBUST GAN TRAINING WITH SPECTRAL NORMS", "Spectral Norms in Discriminators", "On Spectral Norms"]
