@@ -7,9 +7,10 @@ named by their titles' phrases. With a model, a summary keeps to a time budget
 to the theme's papers it is about, then the best papers condensed while the next call fits; the
 others keep their own key sentence. With no budget (0), every paper is condensed to its key
 contribution (map) and the lead is written from the notes (reduce; theme by theme when they do
-not fit one prompt), its citations validated like ``ask``'s; a model that fails is not called
-again, and quotes, the themes' own names and the listing's lead stand in. Per-paper sentences carry their
-citation by construction. Without an LLM the digest uses each paper's key sentence.
+not fit one prompt), its citations validated like ``ask``'s. A model that fails is not called
+again in either flow: quotes, the themes' own names and the listing's lead stand in for what it
+would have written. Per-paper sentences carry their citation by construction. Without an LLM the
+digest uses each paper's key sentence.
 
 This module runs those steps and makes the model calls; the clustering and the no-model theme
 names are :mod:`rag.answer.themes` (listing answers use them too), and the overview it returns,
@@ -399,8 +400,10 @@ class Summarizer:
             self.retriever,
             instead="covered",
         )
-        if selection is None or not selection.hits:
-            return Summary(topic, scope or f"No indexed paper is on {topic}.", [], self.llm.name)
+        if selection is None:  # papers record venues or years, and none is the one asked for
+            return Summary(topic, scope, [], self.llm.name)
+        if not selection.hits:
+            return Summary(topic, f"No indexed paper is on {topic}.", [], self.llm.name, scope=scope)
         # Only papers likely on the topic are covered; those that only share its vocabulary are named.
         likely = selection.likely or selection.total
         cover = min(max_papers, likely)
