@@ -22,19 +22,12 @@ from rag.errors import BadInput
 MAX_QUERY_CHARS = 2000
 
 
-# Terminal escape sequences (CSI "\x1b[31m", OSC "\x1b]0;title\x07") and the characters that
-# reorder or hide text (C0/C1 controls, bidi embeddings, overrides and isolates, zero-width space,
-# byte-order mark); the joiners some scripts need (U+200C, U+200D) stay.
-_ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
-_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-
-
 def checked_query(text: str, what: str = "question") -> str:
-    """``text`` stripped, terminal escapes and control or bidi characters made spaces (what is
-    searched is what is shown: "diffusion\x1b[0m models" is not a query for "diffusion" and "0m
-    models", nor "diffusion\u202emodels" one word); an empty, over-long or undecodable one is a
-    one-line error (never a failed model call or tokenizer)."""
-    text = " ".join(_HIDDEN.sub(" ", _ESCAPE_SEQUENCE.sub(" ", text)).split())
+    """``text`` stripped, what :func:`printable` removes made a space (what is searched is what is
+    shown: "diffusion\x1b[0m models" is not a query for "diffusion" and "0m models", nor
+    "diffusion\u202emodels" one word); an empty, over-long or undecodable one is a one-line error
+    (never a failed model call or tokenizer)."""
+    text = " ".join(printable(text, " ").split())
     if not text:
         raise BadInput(f"the {what} is empty")
     if not text.isascii():
@@ -248,13 +241,14 @@ _ESCAPE_SEQUENCE = re.compile(
 _MARKDOWN = re.compile(r"([\\`*\[\]<>!~]|(?<!\w)_|_(?!\w))")
 
 
-def printable(text: str) -> str:
-    """Text that cannot drive a terminal: control characters and bidirectional overrides removed.
+def printable(text: str, instead: str = "") -> str:
+    """Text that cannot drive a terminal: escape sequences, control characters and bidirectional
+    overrides removed (or each made ``instead``).
 
     Corpus text is data. An ESC sequence in an abstract would otherwise clear the screen or set the
     window title when shown; ``--json`` keeps the original text.
     """
-    return _CONTROLS.sub("", _ESCAPE_SEQUENCE.sub("", text))
+    return _CONTROLS.sub(instead, _ESCAPE_SEQUENCE.sub(instead, text))
 
 
 def markdown_literal(text: str) -> str:
