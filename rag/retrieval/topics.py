@@ -253,16 +253,19 @@ def score_papers(
     idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
     coverage = np.zeros(n)
     phrase = np.zeros(n, dtype=bool)
+    written: list[list[str]] = []  # parts some paper writes every word of (in a short list: all)
     for part in parts_terms:
         if not part:
             continue
         unique = list(dict.fromkeys(part))
         total = sum(idf[t] for t in unique)
+        whole = small
         for i, present in enumerate(term_sets):
             share = sum(idf[t] for t in unique if t in present) / total if total else 0.0
             if share > coverage[i]:
                 coverage[i] = share
             if share > 0.999:
+                whole = True
                 # One word is a phrase only when it is distinctive: "robustness" or "learning",
                 # in over a tenth of a conference's papers, must also match in meaning (below).
                 one_word = len(unique) == 1
@@ -270,6 +273,8 @@ def score_papers(
                     not one_word and _phrase_in(part, terms[i])
                 ):
                     phrase[i] = True
+        if whole:
+            written.append(part)
     z_topic = _robust_z(similarity)
     # A rare term of the topic ("bandit" in a few papers, a method's name) found in a paper that
     # is nearer the topic than most is a name match, as in the ask-time relevance decision. In a
@@ -278,9 +283,6 @@ def score_papers(
     # writing "no matter how", nor at ICLR 2022 by a paper on "dark" data and nine writing
     # "matter". (A short list writes few words at all: there a topic's extra word, "X schemes", is
     # no sign.)
-    written = [
-        part for part in parts_terms if part and (small or any(set(part) <= present for present in term_sets))
-    ]
     limit = max(2, tuning.rare_share * n)
     rare = [t for t, d in df.items() if 0 < d <= limit and (t in names or any(t in part for part in written))]
     named = np.array([any(t in present for t in rare) for present in term_sets]) & (z_topic > 0)
