@@ -110,10 +110,10 @@ class _Budget:
     size: one slow call on a busy machine does not stop every later one, as the slowest of three
     would), and none after one has failed (a model down or hung is not waited for again)."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, failed: bool = False) -> None:
         self.deadline = deadline
         self.spent: dict[str, list[float]] = {}
-        self.failed = False
+        self.failed = failed
 
     def fits(self, kind: str, guess: float) -> bool:
         """A call of ``kind`` is guessed to end by the deadline, and the model has not failed."""
@@ -124,7 +124,9 @@ class _Budget:
         )
 
     def run(self, kind: str, call: Callable[[], T]) -> T | None:
-        """``call()``, timed as one of ``kind``; None when the model failed."""
+        """``call()``, timed as one of ``kind``; None when the model failed (now or before)."""
+        if self.failed:
+            return None
         now = time.perf_counter()
         try:
             return call()
@@ -418,23 +420,18 @@ class Summarizer:
         else:
             # No deadline, but a model that fails is not called again: what was written stands,
             # quotes, the listing's theme names and its lead stand in for the rest.
-            calls = _Budget(math.inf)
-            calls.failed = not answering  # no model, or its terms call failed
+            calls = _Budget(math.inf, failed=not answering)  # no model, or its terms call failed
             notes = []
             for n, (key, hit) in enumerate(zip(keyed, hits, strict=True), start=1):
-                note = _quoted(key, hit)
-                if not calls.failed:
-                    calls.run("note", partial(self.rewrite, topic, note))
-                notes.append(note)
+                notes.append(note := _quoted(key, hit))
+                calls.run("note", partial(self.rewrite, topic, note))
                 self.progress("condensed", n, len(hits))
             timings["condense"] = time.perf_counter() - started - timings["select"]
-            themes = (
-                None if calls.failed else calls.run("themes", partial(self.themes, topic, notes))
-            ) or self.themes(topic, notes, by_model=False)
-            self.progress("writing", 0, 1)
-            lead = (
-                None if calls.failed else calls.run("lead", partial(self.lead, topic, notes, themes, likely))
+            themes = calls.run("themes", partial(self.themes, topic, notes)) or self.themes(
+                topic, notes, by_model=False
             )
+            self.progress("writing", 0, 1)
+            lead = calls.run("lead", partial(self.lead, topic, notes, themes, likely))
             if lead is None:
                 lead = self.listing_lead(topic, notes, themes, likely)
         notes = [n for theme in themes for n in theme.notes]
