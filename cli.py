@@ -318,6 +318,9 @@ def summarize(
     library = _library(_settings(config, **overrides))
     with render.summary_progress() as progress:
         summary = library.summarize(topic, max_papers=max_papers, progress=progress)
+    problem = None if summary.papers else library.filter_problem()
+    if problem:
+        render.warn(problem)
     render.summary(summary, fmt, out, cite)
 
 

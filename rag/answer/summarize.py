@@ -392,11 +392,12 @@ class Summarizer:
             answering = self.llm.model is not None
         except CitelineError:  # a model that failed once (down, hung) is not waited for again
             terms, answering = [], False
-        # A venue and year (the topic's "at NeurIPS 2019", or --venue/--year) scope it as a listing's:
-        # all papers when none records one, nothing (and a note saying so) when none matches.
+        # The topic's venue and year ("at NeurIPS 2019") scope it as a listing's: all papers when
+        # none records one, nothing (and a note saying so) when none matches. (--venue and --year
+        # filter inside select_topic; the CLI says when they leave nothing, as for ask.)
         selection, _, scope = in_place(
-            venue or self.settings.venue,
-            year or self.settings.year,
+            venue,
+            year,
             lambda venue, year: self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms),
             lambda selection: bool(selection.candidates),
             self.retriever,

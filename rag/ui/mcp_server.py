@@ -184,6 +184,9 @@ class SummaryResult(BaseModel):
         "paper, and the papers covered with source:line."
     )
     citations: list[Cited] = Field(description="Each [key] of the overview and the paper it stands for.")
+    note: str | None = Field(
+        None, description="Why it covers no paper when a filter explains it (e.g. a venue no paper records)."
+    )
 
 
 class Evidence(PaperRef):
@@ -381,9 +384,11 @@ class Tools:
         self, topic: str, max_papers: int, venue: str | None, year: int | None, collection: str | None
     ) -> SummaryResult:
         """A cited overview: Markdown and the papers it covers."""
-        summary = self.answering(collection, venue, year).summarize(topic, max_papers=max_papers)
+        library = self.answering(collection, venue, year)
+        summary = library.summarize(topic, max_papers=max_papers)
         citations = [_citation(Citation(n.key, n.paper)) for n in summary.papers]
-        return SummaryResult(markdown=summary.to_markdown(), citations=citations)
+        note = None if summary.papers else library.filter_problem()
+        return SummaryResult(markdown=summary.to_markdown(), citations=citations, note=note)
 
     def check_claims(self, draft: str, kind: str, bib: str | None, collection: str | None) -> CheckResult:
         """Every cited claim of a draft's text judged against the papers it cites."""

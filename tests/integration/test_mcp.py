@@ -369,6 +369,7 @@ def test_results_are_structured_plain_text_with_every_field_explained(seed_setti
         "search": ("search_papers", {"query": "sandbagging detection", "k": 2, "venue": "icml"}),
         "other_venue": ("search_papers", {"query": "sandbagging detection", "venue": "NeurIPS"}),
         "ask_other_venue": ("ask", {"question": "What does C3 exploit?", "venue": "neurips"}),
+        "summary_other_venue": ("summarize_topic", {"topic": "watermarking", "venue": "NeurIPS"}),
         "paper": ("get_paper", {"id": "000-02"}),
         "ask": ("ask", {"question": "What does the sandbagging detection framework exploit?"}),
     }
@@ -387,6 +388,8 @@ def test_results_are_structured_plain_text_with_every_field_explained(seed_setti
             "note": "no paper in collection 'default' records the venue 'NeurIPS' (its papers record: ICML)",
         }
     assert "records the venue 'neurips'" in results["ask_other_venue"].structured_content["note"]
+    elsewhere = results["summary_other_venue"].structured_content
+    assert elsewhere["citations"] == [] and "records the venue 'NeurIPS'" in elsewhere["note"]
     answer = results["ask"].structured_content
     assert "**" not in answer["answer"] and "$" not in answer["answer"] and answer["model"] == "none"
     paper = results["paper"].structured_content

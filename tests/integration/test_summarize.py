@@ -139,6 +139,12 @@ def test_summarize_command_writes_markdown_and_json(seed_settings, tmp_path):
     assert {c["id"] for c in data["citations"]} == TOPICS["watermarking"]
 
 
+def test_a_summary_under_a_venue_no_paper_records_says_why_as_ask_does(seed_settings):
+    done = run(["summarize", "watermarking", "--venue", "NeurIPS", "--no-log"], seed_settings)
+    assert done.returncode == 0 and "No indexed paper is on watermarking." in done.stdout
+    assert "records the venue 'NeurIPS' (its papers record: ICML)" in done.stderr
+
+
 def test_chat_summarize_command(seed_settings):
     result = run(["chat"], seed_settings, stdin="/summarize differential privacy\n/exit\n")
     assert result.returncode == 0 and "000-05" in result.stdout and "004-17" in result.stdout
