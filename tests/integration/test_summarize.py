@@ -310,13 +310,16 @@ def test_a_theme_sentence_with_a_link_markup_or_brackets_is_not_used(
     assert "](" not in markdown and "<img" not in markdown
 
 
+class Failing(ScriptedChatModel):
+    """A model server that stopped answering: every call times out (and is recorded)."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.prompts.append(messages)
+        raise TimeoutError("the server stopped answering")
+
+
 @pytest.mark.parametrize("flow", [lambda s: s, unbudgeted], ids=["within-the-budget", "unbudgeted"])
 def test_a_model_that_fails_leaves_every_paper_its_own_key_sentence(seed_settings, seed_retriever, flow):
-    class Failing(ScriptedChatModel):
-        def _generate(self, messages, stop=None, run_manager=None, **kw):
-            self.prompts.append(messages)
-            raise TimeoutError("the server stopped answering")
-
     model = Failing(replies=[], prompts=[])
     chain = AnswerChain(flow(seed_settings), seed_retriever, LLMHandle("openai", model, "scripted"))
     summary = Summarizer(chain.settings, chain.retriever, chain.llm).summarize("watermarking")
@@ -327,11 +330,6 @@ def test_a_model_that_fails_leaves_every_paper_its_own_key_sentence(seed_setting
 
 
 def test_a_model_that_fails_the_term_call_is_not_called_again(seed_settings, seed_retriever, tmp_path):
-    class Failing(ScriptedChatModel):
-        def _generate(self, messages, stop=None, run_manager=None, **kw):
-            self.prompts.append(messages)
-            raise TimeoutError("the server stopped answering")
-
     model = Failing(replies=[], prompts=[])
     settings = seed_settings.replace(data_dir=tmp_path)  # no cached terms
     chain = AnswerChain(settings, seed_retriever, LLMHandle("openai", model, "scripted"))
