@@ -905,10 +905,9 @@ def acronym_matches(question: str, text: str) -> set[str]:
     its two forms."""
     found: set[str] = set()
     written_as = {m.group(1).lower(): m.group(0) for m in _CAPITALS.finditer(question)}  # "mlp": "MLPs"
-    asked = set(written_as)
     # Most texts have no run of words starting with the letters: one regex search says so (loosely:
     # a closed compound gives two letters, "multilayer perceptron"; _spells decides).
-    asked = {a for a in asked if re.search(r"\b" + r"\w*[\s-]*".join(a), text, re.I)}
+    asked = {a for a in written_as if re.search(r"\b" + r"\w*[\s-]*".join(a), text, re.I)}
     if asked:  # the question's acronym, spelled out by the text
         for run in _runs(text):
             if _spells(run, asked):  # the acronym as the question writes it: "MLPs" too
