@@ -251,19 +251,20 @@ def _process(pid: int) -> tuple[int, list[bytes], int] | None:
 
 def is_ours(state: ServerState, settings: Settings) -> bool:
     """The process behind ``state.pid`` is the watchdog this state file recorded, proven by its owner,
-    its start time, its command line (our module, this state file) and the per-start token in its
-    environment. A pid reused by another program (after a reboot, say) fails every one of these."""
+    its start time, its command line (our module, this state file: the file it leads to, since one
+    data dir can be reached by two paths) and the per-start token in its environment. A pid reused
+    by another program (after a reboot, say) fails every one of these."""
     if not 1 < state.pid <= PID_MAX or state.pid == os.getpid():
         return False
     found = _process(state.pid)
     if found is None:
         return False
     start, argv, uid = found
-    state_file = os.fsencode(_state_file(settings))
-    modules = (WATCHDOG_MODULE, *LEGACY_WATCHDOG_MODULES)
-    expected = [[b"-m", os.fsencode(name), state_file] for name in modules]
-    if uid != os.getuid() or start != state.pid_start or argv[1:4] not in expected:
+    modules = [[b"-m", os.fsencode(name)] for name in (WATCHDOG_MODULE, *LEGACY_WATCHDOG_MODULES)]
+    if uid != os.getuid() or start != state.pid_start or argv[1:3] not in modules or len(argv) < 4:
         return False
+    if os.path.realpath(argv[3]) != os.path.realpath(os.fsencode(_state_file(settings))):
+        return False  # another data dir's watchdog; the same one reached through a link is ours
     try:
         environ = Path(f"/proc/{state.pid}/environ").read_bytes().split(b"\0")
     except OSError:

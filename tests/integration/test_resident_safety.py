@@ -122,6 +122,25 @@ def test_our_watchdog_is_stopped_only_while_its_start_time_and_token_match(tmp_p
         watchdog.wait()
 
 
+def test_our_watchdog_is_stopped_when_its_data_dir_is_reached_through_another_path(tmp_path):
+    # One data dir under two names (a symbolic link, as a benchmark's results folder is): the
+    # watchdog's command line names the state file by the path it was started with.
+    settings = _settings(tmp_path / "data")
+    token = secrets.token_urlsafe(32)
+    watchdog = _watchdog(settings, token)
+    try:
+        server = _children(watchdog.pid)
+        assert server
+        _write_state(settings, _state(watchdog.pid, token, _start_time(watchdog.pid)))
+        (tmp_path / "alias").symlink_to(tmp_path / "data")
+        alias = Settings(data_dir=tmp_path / "alias", llm="none")
+        assert run(["llm", "stop"], alias).stdout.strip() == "stopped"
+        assert _gone(watchdog) and _gone(server[0])
+    finally:
+        watchdog.kill()
+        watchdog.wait()
+
+
 def _stand_in(tmp_path: Path, module: str, settings: Settings, token: str) -> subprocess.Popen:
     """A process whose command line is ``python -m <module> <state file> ...``, as a watchdog's is,
     from a throwaway package (so a module name this version no longer has can be shown)."""
