@@ -60,6 +60,21 @@ def split_sentences(text: str) -> list[str]:
     return merged
 
 
+_CONTRIBUTION = re.compile(
+    r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present|design|develop)", re.I
+)
+# A sentence in the authors' own voice ("In this paper, we distinguish ...", "Here we show ..."):
+# what they did, as against the field's background an abstract opens with.
+_OWN_VOICE = re.compile(r"\b(?:we|this (?:paper|work))\b", re.I)
+
+
+def sentence_role(sentence: str) -> int:
+    """What an abstract's sentence does: 0 states a contribution ("We propose ..."), 1 is in the
+    authors' voice, 2 is background ("Graph-structured data are ubiquitous.") or results told in
+    other words. The sentence that says what a paper does in one line is the first of lowest role."""
+    return 0 if _CONTRIBUTION.search(sentence) else 1 if _OWN_VOICE.search(sentence) else 2
+
+
 # --- markup ----------------------------------------------------------------------------------
 
 _MARKUP = [

@@ -94,11 +94,12 @@ def gather(
     keyed: dict[str, Paper],
     embedder: Embedder | None,
     weights: TermWeights,
-    per_paper: int = 3,
+    per_paper: int | None = 3,
     *,
     tuning: AnswerSettings,
 ) -> list[PaperEvidence]:
-    """Score every sentence of the keyed papers for ``question``; keep the best ``per_paper``.
+    """Score every sentence of the keyed papers for ``question``; keep the best ``per_paper``
+    (None: all of them).
 
     Without an ``embedder`` sentences are scored by their terms alone: a listing's one line per
     paper over a whole subfield must not embed hundreds of sentences (seconds on 2 cores).

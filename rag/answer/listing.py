@@ -2,7 +2,7 @@
 
 "Which papers study watermarking?" wants all of them, not the four a fixed top-k retrieved, and
 not a model's guess at how to enumerate. The papers come from topic selection (the same as
-``summarize``), each line quotes the paper's sentence that best matches the question, and with
+``summarize``), each line quotes the paper's sentence that states what it contributes, and with
 more than ``listing_group_above`` papers (a setting) the lines are grouped into themes. No LLM is
 involved, so a listing answer is as fast and as grounded with the embedded model as with
 ``--llm none``.
@@ -10,14 +10,13 @@ involved, so a listing answer is as fast and as grounded with the embedded model
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from rag.answer.evidence import PaperEvidence, cite, gather
 from rag.answer.themes import group_by_theme
 from rag.retrieval.relevance import TermWeights
-from rag.text import papers_count, share_vocabulary
+from rag.text import papers_count, sentence_role, share_vocabulary
 
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
@@ -25,23 +24,22 @@ if TYPE_CHECKING:
     from rag.retrieval import PaperSearch
     from rag.settings import AnswerSettings
 
-_CONTRIBUTION = re.compile(
-    r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present|design|develop)", re.I
-)
-
 
 def _line(evidence: PaperEvidence) -> str:
-    """One paper: its name, then the best sentence that states what it contributes on the topic.
+    """One paper: its name, then the sentence that states what it contributes.
 
+    The paper is on the topic already (topic selection decided that); its line tells a reader
+    scanning the subfield what the paper does. So a sentence stating a contribution comes first,
+    then one in the authors' voice, then any other; among those, the one matching the question
+    best, then the earliest. Matching the question first picked the abstract's opening
+    ("Graph-structured data are ubiquitous.") for half the papers of a listing: when the title
+    names the topic, every sentence holds its words. Measured against the authors' TL;DRs
+    (bench/listing_lines.py).
     A seed entry's label is often its own first sentence, cut; then the sentence alone is shown.
     """
-    on_topic = [s for s in sorted(evidence.sentences, key=lambda s: -s.score) if s.coverage > 0]
-    best = (
-        next((s for s in on_topic if _CONTRIBUTION.search(s.text)), None)
-        or (on_topic or sorted(evidence.sentences, key=lambda s: -s.score) or [None])[0]
-    )
-    if best is None:
+    if not evidence.sentences:
         return f"- {evidence.paper.display} [{evidence.key}]"
+    best = min(evidence.sentences, key=lambda s: (sentence_role(s.text), -s.score, s.position))
     label = evidence.paper.display
     if best.text.startswith(label.rstrip("…")) or label.endswith("…"):
         return f"- {cite(best.text, evidence.key)}"
@@ -96,12 +94,13 @@ def listing_answer(
 ) -> str:
     """A short cited answer: a count, then one line per paper (grouped when there are many).
 
-    Each line's sentence is chosen by its terms (no embedding); themes cluster the papers' stored
-    vectors (``vectors``, paper id → unit vector) when the retriever gave them. ``keyed`` is best
+    Each line's sentence is chosen by its role and terms (:func:`_line`; no embedding); themes
+    cluster the papers' stored vectors (``vectors``, paper id → unit vector) when the retriever
+    gave them. ``keyed`` is best
     first; when only its first ``likely`` papers are likely on the topic, the others follow under
     their own heading, after the themes.
     """
-    evidence = gather(question, keyed, None, weights, per_paper=5, tuning=tuning)
+    evidence = gather(question, keyed, None, weights, per_paper=None, tuning=tuning)
     lines = {e.key: _line(e) for e in evidence}
     head = listing_head(topic, len(keyed), found, where, likely, note)
     keys = list(keyed)

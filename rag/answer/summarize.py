@@ -48,13 +48,10 @@ from rag.text import (
     checked_query,
     cited_sentences,
     plain_text,
+    sentence_role,
     split_sentences,
     stem_terms,
     without_keys,
-)
-
-_CONTRIBUTION = re.compile(
-    r"\b(?:we (?:propose|introduce|present|develop|design)|this paper|in this work)\b", re.I
 )
 
 
@@ -83,11 +80,10 @@ def topic_request(text: str) -> tuple[str, str | None, int | None]:
 
 
 def key_sentence(paper: Paper) -> str:
-    """Without an LLM: the sentence that states the contribution, else the first one."""
+    """Without an LLM: the first sentence that states the contribution, else the first in the
+    authors' voice, else the first one (:func:`rag.text.sentence_role`)."""
     sentences = split_sentences(paper.abstract)
-    return next(
-        (s for s in sentences if _CONTRIBUTION.search(s)), sentences[0] if sentences else paper.abstract
-    )
+    return min(sentences, key=sentence_role) if sentences else paper.abstract
 
 
 # What one model call costs on the machine this was built for (2 Zen 3 cores, the embedded 1.5B

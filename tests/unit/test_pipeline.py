@@ -247,6 +247,35 @@ def test_a_listing_of_papers_without_abstract_sentences_names_each_paper():
     assert text.splitlines() == ["2 papers on watermarking:", "- a1 [k1]", "- a2 [k2]"]
 
 
+def test_a_listing_line_states_what_the_paper_contributes_not_the_background_it_opens_with():
+    from rag.answer.listing import listing_answer
+    from rag.retrieval.relevance import TermWeights
+    from rag.settings import AnswerSettings, RetrievalSettings
+
+    # The title names the topic, so every sentence holds its words: the role decides.
+    opening = "Graph-structured data are ubiquitous in science."
+    abstract = (
+        f"{opening} Most graph neural networks aggregate messages from neighbours. "
+        "We propose DAGNN, a graph neural network that follows the partial order of a DAG. "
+        "Experiments on source code show gains."
+    )
+    keyed = {
+        "k1": paper("a1", abstract, title="Directed Acyclic Graph Neural Networks"),
+        # No contribution verb: the authors' own voice still beats the background.
+        "k2": paper("a2", f"{opening} In this paper, we distinguish two roles.", title="Graph roles"),
+        "k3": paper("a3", opening, title="Graph data"),  # one sentence: it is the line
+    }
+    weights = TermWeights.from_counts(["graph"], {"graph": 3}, 10, RetrievalSettings())
+    text = listing_answer(
+        "Which papers work on graph neural networks?", "graph neural networks", keyed, None, weights,
+        tuning=AnswerSettings(),
+    )  # fmt: skip
+    lines = text.splitlines()[1:]
+    assert lines[0].startswith("- Directed Acyclic Graph Neural Networks: We propose DAGNN")
+    assert lines[1] == "- Graph roles: In this paper, we distinguish two roles [k2]."
+    assert lines[2].startswith(f"- Graph data: {opening[:-1]}")
+
+
 def test_verification_off_keeps_the_draft_and_only_validates_its_keys():
     model = ScriptedChatModel(replies=["AdaSCALE was trained on Mars [o1][KEY-A]."], prompts=[])
     settings = Settings(llm="openai", verify_answers=False)

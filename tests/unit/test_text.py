@@ -1,5 +1,7 @@
 """The shared text helpers that the answer path and the eval both rely on."""
 
+import pytest
+
 from rag.text import (
     acronym_matches,
     cited_sentences,
@@ -7,6 +9,7 @@ from rag.text import (
     loop_start,
     numbers_in,
     plain_text,
+    sentence_role,
     split_sentences,
     supports,
     without_keys,
@@ -227,3 +230,18 @@ def test_a_query_loses_terminal_escapes_and_hidden_characters_but_keeps_script_j
     assert checked_query("diffusion\u202emodels") == "diffusion models"  # not one word
     assert checked_query("a\nmulti-line\tquestion") == "a multi-line question"
     assert checked_query("Переход\u200cкод") == "Переход\u200cкод"  # a joiner some scripts need
+
+
+@pytest.mark.parametrize(
+    ("sentence", "role"),
+    [
+        ("We propose DAGNN, a network that follows the partial order of a DAG.", 0),
+        ("This paper introduces TrajMark, a watermark for trajectories.", 0),
+        ("In this paper, we distinguish the roles graphs play.", 1),
+        ("Here we show that probing fails under shift.", 1),
+        ("Graph-structured data are ubiquitous.", 2),
+        ("Experiments on ImageNet show a 3% gain.", 2),
+    ],
+)
+def test_an_abstract_sentence_is_told_apart_as_contribution_own_voice_or_background(sentence, role):
+    assert sentence_role(sentence) == role
