@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -134,10 +135,11 @@ def term_name(notes: list[PaperNote], all_notes: list[PaperNote], topic: str) ->
     classification"); the best one, joined by the best phrase that shares no word with it:
     "Message passing and molecules", never a bag of words such as "Gnns · architectures · input".
     """
-    skip = set(_words(topic)) | {w.rstrip("s") for w in _words(topic)} | _initials(topic)
-    surface: dict[str, str] = {}
-    inside = Counter(p for n in notes for p in _phrases(_naming_text(n.paper), skip, surface))
-    everywhere = Counter(p for n in all_notes for p in _phrases(_naming_text(n.paper), skip, surface))
+    own = {w.lower() for w in _WORD.findall(plain_text(topic)) if w.lower() not in _STOP}  # "GAN" too
+    skip = own | {w.rstrip("s") for w in own} | _initials(topic) | _spelled(topic)
+    surface = _surface([_naming_text(n.paper) for n in all_notes])
+    inside = Counter(p for n in notes for p in _phrases(_naming_text(n.paper), skip))
+    everywhere = Counter(p for n in all_notes for p in _phrases(_naming_text(n.paper), skip))
 
     def ratio(phrase: str) -> float:
         return (inside[phrase] / len(notes)) / (everywhere[phrase] / len(all_notes))
@@ -227,13 +229,45 @@ _NOT_ALONE = re.compile(r"(?:ly|ic|al|ive|ous|able|ible)$")
 _SHOUTED = 0.6
 
 
-def _phrases(text: str, skip: set[str], surface: dict[str, str]) -> set[str]:
-    """The content words of ``text`` and its adjacent pairs of content words, lower-cased (words
-    with capitals after their first letter, acronyms and names, keep them in ``surface``, unless
-    the title is in capitals). A title-filler word (:data:`_TITLE_FILLER`) is no phrase alone, nor
-    are two of them together."""
+def _name_like(word: str) -> bool:
+    """An acronym or a name as titles write one: "GNNs", "LoRA", "mRNA", "DB-KSVD", "t-SNE". Not a
+    title-cased compound ("Few-Shot", "Sample-Efficient"), a play on one word ("geneRative"), nor
+    a word spelling out its paper's acronym ("LAnguage MOdeling" for LAMOL)."""
+    if "-" in word:
+        return any(_name_like(part) for part in word.split("-") if part)
+    capitals = sum(c.isupper() for c in word)
+    if not any(c.isupper() for c in word[1:]) or not (word[0].isupper() or capitals >= 2):
+        return False
+    lead = len(word) - len(word.lstrip(string.ascii_uppercase))
+    return not (lead == capitals and len(word) - lead >= 4)
+
+
+def _surface(texts: list[str]) -> dict[str, str]:
+    """Lower-cased word → the form it names something in, where most of the titles that use it
+    write it so (not in a title in capitals): one title's "LAnguage" does not rename "language"."""
+    forms: dict[str, Counter[str]] = {}
+    for text in texts:
+        words = _WORD.findall(plain_text(text))
+        shouted = sum(w.isupper() for w in words) >= _SHOUTED * len(words) > 1
+        for word in words:
+            low = word.lower()
+            forms.setdefault(low, Counter())[word if not shouted and _name_like(word) else low] += 1
+    return {low: form for low, seen in forms.items() if (form := seen.most_common(1)[0][0]) != low}
+
+
+def _spelled(topic: str) -> set[str]:
+    """The words of what the topic's field acronyms spell out: a "GNN" listing's theme is not named
+    "Graph neural networks"."""
+    from rag.retrieval.topics import GLOSSARY
+
+    spelled = (GLOSSARY.get(w.rstrip("s"), "") for w in _WORD.findall(topic.lower()))
+    return {w for text in spelled for w in _words(text)}
+
+
+def _phrases(text: str, skip: set[str]) -> set[str]:
+    """The content words of ``text`` and its adjacent pairs of content words, lower-cased. A
+    title-filler word (:data:`_TITLE_FILLER`) is no phrase alone, nor are two of them together."""
     words = _WORD.findall(plain_text(text))
-    shouted = sum(w.isupper() for w in words) >= _SHOUTED * len(words) > 1
     found: set[str] = set()
     previous = None
     for word in words:
@@ -242,10 +276,6 @@ def _phrases(text: str, skip: set[str], surface: dict[str, str]) -> set[str]:
         if short or low in _STOP or low in _BREAKS or low in skip or low.rstrip("s") in skip:
             previous = None
             continue
-        # An acronym or a name: "GNNs", "LoRA", "mRNA"; not a title's play on one word ("geneRative").
-        capitals = sum(c.isupper() for c in word)
-        if not shouted and any(c.isupper() for c in word[1:]) and (word[0].isupper() or capitals >= 2):
-            surface[low] = word
         filler = low in _TITLE_FILLER
         if not filler:
             found.add(low)

@@ -32,6 +32,39 @@ def test_a_capital_inside_a_lower_case_word_is_no_name():
     assert name.lower().startswith("generative") and name[1:] == name[1:].lower(), name  # not "GeneRative"
 
 
+def test_a_title_cased_compound_is_written_as_an_ordinary_word():
+    theme = _notes(
+        ["Few-Shot Dialogue with Memory", "Few-Shot Dialogue Agents", "Evaluating Few-Shot Dialogue"]
+    )
+    name = term_name(theme, theme + _notes(OTHERS), "continual learning")
+    assert name.startswith("Few-shot dialogue"), name
+
+
+def test_one_title_spelling_out_its_acronym_does_not_rename_a_common_word():
+    theme = _notes(
+        ["Language Grounding in Robots", "LAMOL: LAnguage Grounding", "Language Grounding for Maps"]
+    )
+    name = term_name(theme, theme + _notes(OTHERS), "continual learning")
+    assert name.startswith("Language grounding"), name
+
+
+def test_a_hyphenated_acronym_keeps_its_capitals_in_a_theme_name():
+    theme = _notes(
+        ["DB-KSVD Dictionaries at Scale", "Pruning DB-KSVD Dictionaries", "DB-KSVD Dictionaries for Speech"]
+    )
+    assert term_name(theme, theme + _notes(OTHERS), "dictionary learning").startswith("DB-KSVD")
+
+
+def test_a_topic_written_as_a_field_acronym_names_no_theme_with_its_spelled_out_words():
+    theme = _notes([
+        "Graph Neural Networks for Molecules",
+        "Molecules and Graph Neural Networks",
+        "Graph Neural Networks Predict Molecules",
+    ])  # fmt: skip
+    name = term_name(theme, theme + _notes(OTHERS), "GNN")
+    assert name.lower().startswith("molecules") and "neural" not in name.lower(), name
+
+
 def test_a_shouted_title_writes_no_acronyms_into_a_theme_name():
     theme = _notes(
         ["ROBUST GAN TRAINING WITH SPECTRAL NORMS", "Spectral Norms in Discriminators", "On Spectral Norms"]
