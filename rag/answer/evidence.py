@@ -196,9 +196,11 @@ def gather(
             )
         # "How many participants ...?" is not answered by a paper that counts only other things.
         counts = any(counts_what_is_asked(s.text, asked) for s in ranked)
-        # "Which dataset ...?" is answered only by a name; a figure or an expansion may be written
-        # in a form no pattern reads, but a model's or a dataset's name is a name (asked.new_names).
-        named = typed or asked.kind != "name"
+        # "Which dataset ...?" is answered only by a name (asked.new_names), and "How many times
+        # faster ...?" only by a paper giving some figure (in digits or words: "five", "twice") that
+        # the question does not: sentences on the speed-up with no figure in them do not say how
+        # much. An expansion may be written in a form no pattern reads; quoting it is still better.
+        named = typed or asked.kind not in ("name", "number")
         answers = (
             support >= tuning.answer_coverage
             and not missing

@@ -137,6 +137,15 @@ def test_the_words_a_question_is_built_with_need_not_be_in_the_answering_sentenc
     assert not _evidence("What makes the AudioMark watermark survive pruning?", abstract).answers
 
 
+def test_a_how_much_question_is_answered_only_by_a_paper_giving_a_figure():
+    question = "How many times faster is the memorized Anchors explainer than vanilla Anchors?"
+    vague = "Our memorized Anchors explainer is much faster than vanilla Anchors at equal fidelity."
+    assert not _evidence(question, vague).answers  # on the speed-up, but it never says how much
+    for said in ("3.5 times faster", "twice as fast"):
+        given = f"Our memorized Anchors explainer is {said} as vanilla Anchors at equal fidelity."
+        assert _evidence(question, given).answers, said
+
+
 def test_a_question_naming_by_acronym_what_its_paper_spells_out_is_answered():
     abstract = "We bound the stability of asynchronous stochastic gradient descent without smoothness."
     assert _evidence("Does asynchronous SGD need smoothness?", abstract).answers
