@@ -171,7 +171,12 @@ def papers_list(
         render.papers_table(papers)
 
 
-@papers_app.command("show", epilog="Example: citeline papers show 000-02 003-01 --bibtex > refs.bib")
+# OpenReview ids may start with "-" (-qh0M9XWxnv): an unknown option is taken as an id.
+@papers_app.command(
+    "show",
+    epilog="Example: citeline papers show 000-02 003-01 --bibtex > refs.bib",
+    context_settings={"ignore_unknown_options": True},
+)
 def papers_show(
     paper_ids: Annotated[
         list[str], typer.Argument(metavar="PAPER_ID", help="IDs as `papers list` and answers show them.")

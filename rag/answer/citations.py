@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from rag.records import Citation, Hit, Paper
 from rag.text import KEY_GROUP, split_keys
 
-_PLAIN_ID = re.compile(r"[A-Za-z0-9][\w\-]{0,11}")
+# A paper's own id is its key when short: OpenReview's may start with "-" (-qh0M9XWxnv).
+_PLAIN_ID = re.compile(r"-?[A-Za-z0-9][\w\-]{0,11}")
 
 
 def assign_keys(hits: list[Hit]) -> dict[str, Paper]:

@@ -88,6 +88,8 @@ def test_bad_input_gives_one_line_error_and_nonzero_exit(seed_settings, tmp_path
         missing = run(["papers", "show", *ids], seed_settings)
         assert missing.returncode == 1 and missing.stdout == ""
         assert missing.stderr.strip() == "error: no paper with id 'nope' in collection 'default'"
+    dashed = run(["papers", "show", "-qh0M9XWxnv"], seed_settings)  # an OpenReview id, not an option
+    assert dashed.stderr.strip() == "error: no paper with id '-qh0M9XWxnv' in collection 'default'"
     binary = tmp_path / "x.txt"
     binary.write_bytes(b"\x00\x01")
     result = run(["ingest", str(binary), "--collection", "bad"], seed_settings)

@@ -15,6 +15,14 @@ def test_keys_are_short_paper_ids_and_long_ids_get_positional_keys():
     assert list(assign_keys(hits)) == ["000-02", "S2"]
 
 
+def test_an_openreview_id_starting_with_a_dash_is_its_own_key():
+    # A made-up [S5] names the paper nowhere else: `papers show S5` finds nothing.
+    hits = [Hit(_paper("-qh0M9XWxnv"), 1.0), Hit(_paper("-"), 0.5), Hit(_paper("--x"), 0.4)]
+    keys = assign_keys(hits)
+    assert list(keys) == ["-qh0M9XWxnv", "S2", "S3"]
+    assert check_citations("GNNs [-qh0M9XWxnv].", keys).citations[0].paper.id == "-qh0M9XWxnv"
+
+
 def test_invalid_keys_are_removed_and_reported_and_valid_ones_resolved():
     keys = {"000-02": _paper("000-02"), "003-01": _paper("003-01")}
     checked = check_citations("AdaSCALE wins [000-02]. C3 detects it [003-01, 999-99]. Bogus [P7].", keys)
