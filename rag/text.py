@@ -101,8 +101,27 @@ def plain_text(text: str, symbols: bool = False) -> str:
         for pattern, repl in _MARKUP:
             text = pattern.sub(repl, text)
     if symbols:  # outside math only named symbols: "003_35..." is a file name, not x with subscript
+        for pattern, repl in _TEXT_MARKUP:
+            text = pattern.sub(repl, text)
         text = _NAMED_SYMBOL.sub(lambda m: _SYMBOLS[m.group(1)], text)
     return text
+
+
+# LaTeX text markup that OpenReview abstracts carry outside math, for people only (the index
+# keeps tokenizing as it did): "\underline{P}roxy", "{\it modular}", "``what if''", "AdaGCN~(…",
+# "P{\L}"; a citation is shown as its key in parentheses (brackets are citeline's own keys) and a
+# footnote not at all.
+_TEXT_MARKUP = [
+    (re.compile(r"\\(?:underline|textsc|textsf|textup|textmd|textnormal|mbox|text)\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\{\\(?:it|bf|em|sc|tt|rm|sf|sl)\s+([^{}]*)\}"), r"\1"),
+    (re.compile(r"\s*~?\\(?:cite[tp]?|citeauthor|ref)\{([^{}]*)\}"), r" (\1)"),  # not "[…]": a key
+    (re.compile(r"\s*\\(?:footnote|label)\{[^{}]*\}"), ""),
+    (re.compile(r"``"), "“"),
+    (re.compile(r"''"), "”"),
+    (re.compile(r"\{\\L\}|\\L(?![A-Za-z])"), "Ł"),
+    (re.compile(r"\{\\l\}|\\l(?![A-Za-z])"), "ł"),
+    (re.compile(r"(?<=[\w).,;:])~(?=[\w(])"), " "),  # a tie: "Figure~3", not "~5%" (about 5%)
+]
 
 
 # Inline math: $...$ on one line (not "$5 and $6"-style prices: no digit-space right after "$"),

@@ -155,6 +155,23 @@ def test_math_written_without_braces_or_with_doubled_backslashes_leaves_no_marku
         assert plain_text(latex, symbols=True) == shown
 
 
+def test_latex_text_markup_outside_math_is_shown_as_plain_text():
+    # As OpenReview abstracts write it, outside any $...$.
+    cases = {
+        r"the \underline{P}roxy \underline{P}essimistic method": "the Proxy Pessimistic method",
+        r"a {\it modular} approach, a {\bf new} one": "a modular approach, a new one",
+        r"the ``what if'' question": "the “what if” question",
+        r"as in \cite{korda2015td} and~\citep{a,b}.": "as in (korda2015td) and (a,b).",
+        r"a rate\footnote{It hides log factors.} that holds": "a rate that holds",
+        r"AdaGCN~(Adaboosting GCN), the policy.~(i) Each": "AdaGCN (Adaboosting GCN), the policy. (i) Each",
+        r"primal-P{\L} conditions": "primal-PŁ conditions",
+        "about ~5% faster": "about ~5% faster",  # "about", not a tie
+    }
+    for latex, shown in cases.items():
+        assert plain_text(latex, symbols=True) == shown
+    assert plain_text(r"\underline{P}roxy") == r"\underline{P}roxy"  # the index's tokens do not change
+
+
 def test_without_symbols_math_keeps_its_words_for_matching():
     # The lexical index tokenizes corpus text through plain_text: "\rho" must stay the word "rho".
     assert plain_text(r"Spearman $\rho = 0.89$") == r"Spearman \rho = 0.89"
