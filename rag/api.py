@@ -7,6 +7,7 @@ the embedded model once and a ``papers show`` never loads an LLM at all.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -156,6 +157,10 @@ class Library:
         if progress is not None:
             summarizer.progress = progress
         summary = summarizer.summarize(topic, max_papers=max_papers)
+        if not summary.found and (problem := self.filter_problem()):
+            # The document says why it is empty, not "No indexed paper is on X." (a file written
+            # with --out keeps no stderr warning).
+            summary = dataclasses.replace(summary, lead=f"{problem[:1].upper()}{problem[1:]}.")
         if self.settings.log:
             citations = summary.to_dict()["citations"]
             self.log.record_summary(

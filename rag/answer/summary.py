@@ -109,8 +109,7 @@ class Summary:
                 # The id too: the way to ask for one of them (`papers show ID`, MCP get_paper).
                 lines += [f"- {md(p.display)} (id {md(p.id)}, {md(p.source)}:{p.line})" for p in named]
                 lines.append("")
-        covered = f"{len(self.papers)} of {self.likely}" if split else f"{len(self.papers)}"
-        covered += " papers"
+        covered = f"{len(self.papers)} of {self.likely} papers" if split else papers_count(len(self.papers))
         written = sum(n.written for n in self.papers)
         if self.budgeted and written < len(self.papers):
             covered += f"; the model's notes on {written}, the papers' own key sentences on the rest"
@@ -119,6 +118,7 @@ class Summary:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``summarize --format json`` document."""
+        split = len(self.others) - self.vocabulary_only
         return {
             "topic": self.topic,
             "lead": self.lead,
@@ -135,8 +135,11 @@ class Summary:
             "citations": [Citation(n.key, n.paper).to_dict() for n in self.papers],
             "found": self.found,
             "likely": self.likely,
+            # Named, not covered: those on the topic first, then those only sharing some of its
+            # vocabulary (``likely`` false).
             "others": [
-                {"id": p.id, "label": p.display, "source": p.source, "line": p.line} for p in self.others
+                {"id": p.id, "label": p.display, "source": p.source, "line": p.line, "likely": n < split}
+                for n, p in enumerate(self.others)
             ],
             "invalid_citations": self.invalid_keys,
             "model": self.model,
