@@ -46,7 +46,7 @@ _FRAME = re.compile(
       | (?:list|name|show|find|enumerate|give\s+me|get)\s+(?:me\s+)?
       | what\s+do\s+(?:the\s+|these\s+)?(?={_PAPERS})
       | what\s+else\s+
-      | (?:which|what)\s+(?:of\s+the\s+)?
+      | (?:which|what)\s+(?:of\s+the\s+)?(?:are\s+)?
       | (?:is|are)\s+there\s+(?:any\s+)?
     )\s*
     (?:all\s+|the\s+|any\s+)*(?:recent\s+|indexed\s+|bundled\s+)?
@@ -70,6 +70,7 @@ _VERB = re.compile(
     re.IGNORECASE,
 )
 _ENDS_IN_LINK = re.compile(rf"\b{_LINK}\s*$", re.I)
+_ENDS_IN_FUNCTION = re.compile(r"\b(?:the|these|those|its|their|of|in|on|by|from|with|two|both)\s*$", re.I)
 # A second verb joined to the first: "analyze or exploit X", "study and improve X".
 _AND_VERB = re.compile(r"^(?:or|and)\s+[a-z]+\s+(?=\S)", re.IGNORECASE)
 
@@ -115,6 +116,16 @@ _NOUN_PAPERS = re.compile(
     r"^\s*(?:(?:the|all|any|recent|new|latest)\s+)*(?P<topic>.+?)\s+"
     r"(?:papers|works|work|research|publications|literature|articles)\s*[.!]?\s*$",
     re.IGNORECASE,
+)
+# "What has been done on X?", "Show me everything on X", "Anything on X?", "What are the papers
+# about X?" (after "show me" is taken off), and "What are the X papers?".
+_DONE_ON = re.compile(
+    r"^\s*(?:what\s+(?:work\s+|research\s+)?(?:has|have)\s+been\s+done|everything|anything"
+    rf"|(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*{_PAPERS})\s+(?:on|about|regarding|concerning)\s+(?P<topic>.+)$",
+    re.IGNORECASE,
+)
+_ARE_THE_PAPERS = re.compile(
+    rf"^\s*(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*(?P<topic>.+?)\s+{_PAPERS}$", re.IGNORECASE
 )
 # Words that cannot be part of a topic named before "papers": "What datasets do the papers use?"
 # and "What kind of papers…" are not about "datasets do the" or "kind of".
@@ -276,8 +287,13 @@ def classify(question: str) -> Intent:
             return Intent("factoid")  # "Summarize the recent papers": no subject to list
         return Intent("listing", clean_topic(framed), venue, year)
     bare = _ASK.sub("", _TAIL.sub("", rest))
-    for pattern in (_PUBLISHED, _WORK_ON, _NOUN_PAPERS):
+    for pattern in (_PUBLISHED, _DONE_ON, _ARE_THE_PAPERS, _WORK_ON, _NOUN_PAPERS):
         if (match := pattern.match(bare)) and not (pattern is _NOUN_PAPERS and _QUESTION_START.match(bare)):
+            named = match.group("topic")
+            if pattern is _ARE_THE_PAPERS and (
+                _ENDS_IN_FUNCTION.search(named) or _DETERMINER.fullmatch(f"{named} ")
+            ):
+                continue  # "What are the limitations of the papers?", "… the two papers?": no topic
             topic = clean_topic(match.group("topic"))  # after "on"/"about": no verb to strip
             if _LEADING.fullmatch(topic + " "):  # "recent papers", "the latest work": no subject
                 return Intent("factoid")

@@ -32,6 +32,15 @@ from rag.answer.intent import classify
         ("Which papers are about report generation?", "report generation"),
         ("Are there papers on design of experiments?", "design of experiments"),
         ("Which papers use covering numbers?", "covering numbers"),
+        # as a new user asked them (they were answered as factoids, or with "papers on" in the topic)
+        ("Show me everything on meta-learning", "meta-learning"),
+        ("What has been done on meta-learning?", "meta-learning"),
+        ("What work has been done on meta-learning?", "meta-learning"),
+        ("Anything on meta-learning?", "meta-learning"),
+        ("What are the papers about meta-learning?", "meta-learning"),
+        ("Which are the papers on meta-learning?", "meta-learning"),
+        ("What are the meta-learning papers?", "meta-learning"),
+        ("What are papers on meta-learning?", "meta-learning"),
     ],
 )
 def test_listing_questions_are_recognised_with_their_topic(question, topic):
@@ -46,6 +55,9 @@ def test_listing_questions_are_recognised_with_their_topic(question, topic):
         "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?",
         "What does SOPE stand for?",
         "Which work trains a generative model on activations?",
+        "What are the limitations of the papers?",  # "… papers" after a question of them
+        "What are the two papers?",
+        "What has been done to reduce memory in training?",  # "to": an end, not a topic
     ],
 )
 def test_other_questions_are_factoids(question):
