@@ -43,6 +43,10 @@ class Theme:
     notes: list[PaperNote]
 
 
+# How many of the papers only sharing some of the topic's vocabulary the Markdown names.
+VOCABULARY_SHOWN = 20
+
+
 @dataclass
 class Summary:
     """A cited overview: lead paragraph, themes with one cited note per paper, and how it was made."""
@@ -100,14 +104,20 @@ class Summary:
             ]
             lines.append("")
         split = len(self.others) - self.vocabulary_only
-        for heading, named in [
-            (f"{papers_count(split, more=True)} on this topic (not covered above)", self.others[:split]),
-            (share_vocabulary(self.vocabulary_only), self.others[split:]),
+        # A conference's long tail (173 papers sharing some of GNNs' vocabulary at ICLR 2021) would
+        # bury the document: its first ones only; the JSON's others list every one.
+        on_topic = f"{papers_count(split, more=True)} on this topic (not covered above)"
+        for heading, named, limit in [
+            (on_topic, self.others[:split], split),
+            (share_vocabulary(self.vocabulary_only), self.others[split:], VOCABULARY_SHOWN),
         ]:
             if named:
                 lines += [f"## {heading}", ""]
+                shown = named[:limit]
                 # The id too: the way to ask for one of them (`papers show ID`, MCP get_paper).
-                lines += [f"- {md(p.display)} (id {md(p.id)}, {md(p.source)}:{p.line})" for p in named]
+                lines += [f"- {md(p.display)} (id {md(p.id)}, {md(p.source)}:{p.line})" for p in shown]
+                if len(shown) < len(named):
+                    lines.append(f"- … and {len(named) - len(shown)} more (`--format json` lists them all)")
                 lines.append("")
         covered = f"{len(self.papers)} of {self.likely} papers" if split else papers_count(len(self.papers))
         written = sum(n.written for n in self.papers)

@@ -24,3 +24,12 @@ def test_the_json_tells_papers_on_the_topic_from_those_only_sharing_its_vocabula
     data = _summary(1, 3, 2).to_dict()
     assert [(o["id"], o["likely"]) for o in data["others"]] == [("o0", True), ("o1", False), ("o2", False)]
     assert (data["found"], data["likely"]) == (4, 2)
+
+
+def test_the_markdown_names_every_paper_on_the_topic_but_only_the_first_of_a_long_vocabulary_tail():
+    from rag.answer.summary import VOCABULARY_SHOWN
+
+    text = _summary(1, 40 + VOCABULARY_SHOWN + 5, VOCABULARY_SHOWN + 5).to_markdown()
+    assert all(f"(id o{n}," in text for n in range(40 + VOCABULARY_SHOWN))  # on the topic: all 40
+    assert f"(id o{40 + VOCABULARY_SHOWN}," not in text
+    assert "- … and 5 more (`--format json` lists them all)" in text
