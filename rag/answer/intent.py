@@ -36,7 +36,7 @@ _KEPT_IN = r"(?:this|the|your|my)\s+(?:list|corpus|collection|index|library)"
 # topic, whose first word is a noun even where a frame verb is spelled the same ("on design of").
 _LINK = (
     r"(?:on|about|regarding|concerning|related\s+to|dealing\s+with|deals?\s+with|in|for"
-    r"|with|involving|proposing|using)"
+    r"|with|involving|proposing|using|to)"
 )
 # The frame around the topic: removed to leave what the papers must be about.
 _FRAME = re.compile(
@@ -70,7 +70,6 @@ _VERB = re.compile(
     re.IGNORECASE,
 )
 _ENDS_IN_LINK = re.compile(rf"\b{_LINK}\s*$", re.I)
-_ENDS_IN_FUNCTION = re.compile(r"\b(?:the|these|those|its|their|of|in|on|by|from|with|two|both)\s*$", re.I)
 # A second verb joined to the first: "analyze or exploit X", "study and improve X".
 _AND_VERB = re.compile(r"^(?:or|and)\s+[a-z]+\s+(?=\S)", re.IGNORECASE)
 
@@ -117,21 +116,30 @@ _NOUN_PAPERS = re.compile(
     r"(?:papers|works|work|research|publications|literature|articles)\s*[.!]?\s*$",
     re.IGNORECASE,
 )
+# Words that point back at the conversation: "Anything on that?" has no topic of its own.
+_POINTING = frozenset("it this that them these those they him her".split())
 # "What has been done on X?", "Show me everything on X", "Anything on X?", "What are the papers
-# about X?" (after "show me" is taken off), and "What are the X papers?".
+# about X?" (after "show me" is taken off). Only the nouns that name papers as such: "What are the
+# results of the ablation studies?" and "What are AdaSCALE's baseline methods?" ask about one paper.
+_AS_SUCH = r"(?:papers|publications|articles)"
 _DONE_ON = re.compile(
     r"^\s*(?:what\s+(?:work\s+|research\s+)?(?:has|have)\s+been\s+done|everything|anything"
-    rf"|(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*{_PAPERS})\s+(?:on|about|regarding|concerning)\s+(?P<topic>.+)$",
+    rf"|(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*{_AS_SUCH})\s+(?:on|about|regarding|concerning)\s+"
+    r"(?P<topic>.+)$",
     re.IGNORECASE,
-)
-_ARE_THE_PAPERS = re.compile(
-    rf"^\s*(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*(?P<topic>.+?)\s+{_PAPERS}$", re.IGNORECASE
 )
 # Words that cannot be part of a topic named before "papers": "What datasets do the papers use?"
 # and "What kind of papers…" are not about "datasets do the" or "kind of".
 _NOT_MODIFIER = (
     r"(?:do|does|did|is|are|was|were|has|have|had|can|could|should|would|will|the|these|those|they"
     r"|their|its|it|of|in|on|for|to|by|with|from|and|or|a|an)"
+)
+# "What are the GNN papers?": the topic in front, in the words a modifier is made of (not "the top
+# 5", "the most cited", "the compared", "the limitations of the", "AdaSCALE's").
+_ARE_THE_PAPERS = re.compile(
+    r"^\s*(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*"
+    rf"(?P<topic>(?:(?!{_NOT_MODIFIER}\b|top\b|most\b|main\b|other\b|\w+ed\b)[\w.+/-]+\s+){{1,4}}?){_AS_SUCH}$",
+    re.IGNORECASE,
 )
 # "What computer vision papers are there?", "Which GNN papers use attention?": words naming the
 # topic between "which/what" and "papers" (up to four). They are part of the topic, not the frame.
@@ -196,6 +204,8 @@ _CATALOGUE = re.compile(
     rf"^\s*(?:(?:which|what)\s+{_PAPERS}|(?:list|name|show|find|enumerate|give\s+me|get)\b|(?:is|are)\s+there\b)",
     re.IGNORECASE,
 )
+# "Which approaches to X are there?": the question's verb after its topic.
+_THERE_AFTER = re.compile(r"\s+(?:are|is|were)\s+there$", re.IGNORECASE)
 # Where the papers are kept, after the topic: "… in this list", "… here".
 _KEPT_HERE = re.compile(rf"\s+(?:here|(?:in|from)\s+{_KEPT_IN})$", re.IGNORECASE)
 # Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
@@ -234,7 +244,7 @@ def clean_topic(topic: str) -> str:
     """A topic without the words that frame it: "the deep RL papers" → "deep RL"; "the fairness
     work in this list" → "fairness"."""
     text = re.sub(r"\s+(?:papers|works)\s+(?=\()", " ", " ".join(topic.split()), flags=re.IGNORECASE)
-    text = _KEPT_HERE.sub("", text.strip(" ,;:?.!"))
+    text = _KEPT_HERE.sub("", _THERE_AFTER.sub("", text.strip(" ,;:?.!")))
     cleaned = _TRAILING.sub("", _LEADING.sub("", text.strip(" ,;:?.!")))
     return cleaned or topic.strip(" ?")
 
@@ -289,12 +299,11 @@ def classify(question: str) -> Intent:
     bare = _ASK.sub("", _TAIL.sub("", rest))
     for pattern in (_PUBLISHED, _DONE_ON, _ARE_THE_PAPERS, _WORK_ON, _NOUN_PAPERS):
         if (match := pattern.match(bare)) and not (pattern is _NOUN_PAPERS and _QUESTION_START.match(bare)):
-            named = match.group("topic")
-            if pattern is _ARE_THE_PAPERS and (
-                _ENDS_IN_FUNCTION.search(named) or _DETERMINER.fullmatch(f"{named} ")
-            ):
-                continue  # "What are the limitations of the papers?", "… the two papers?": no topic
+            if pattern is _ARE_THE_PAPERS and _DETERMINER.fullmatch(match.group("topic")):
+                continue  # "What are the two papers?": no topic
             topic = clean_topic(match.group("topic"))  # after "on"/"about": no verb to strip
+            if not lexical_terms(topic) or topic.lower() in _POINTING:  # "What has been done on it?"
+                return Intent("factoid")  # a follow-up, not a topic
             if _LEADING.fullmatch(topic + " "):  # "recent papers", "the latest work": no subject
                 return Intent("factoid")
             return Intent("listing", topic, venue, year)

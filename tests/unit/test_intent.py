@@ -41,6 +41,8 @@ from rag.answer.intent import classify
         ("Which are the papers on meta-learning?", "meta-learning"),
         ("What are the meta-learning papers?", "meta-learning"),
         ("What are papers on meta-learning?", "meta-learning"),
+        ("What are approaches to OOD detection?", "OOD detection"),
+        ("Which approaches to OOD detection are there?", "OOD detection"),
     ],
 )
 def test_listing_questions_are_recognised_with_their_topic(question, topic):
@@ -58,6 +60,19 @@ def test_listing_questions_are_recognised_with_their_topic(question, topic):
         "What are the limitations of the papers?",  # "… papers" after a question of them
         "What are the two papers?",
         "What has been done to reduce memory in training?",  # "to": an end, not a topic
+        # about one paper, or its results, however the new listing phrasings read them (a review)
+        "What are the limitations of current methods?",
+        "What are the results of the ablation studies?",
+        "What are AdaSCALE's baseline methods?",
+        "What are the methods on which AdaSCALE builds?",
+        "What are the compared papers?",
+        "What are the related works?",
+        "What are the most cited papers?",
+        "What are the top 5 papers?",
+        # pointing back at the conversation: a follow-up, not a topic named "it"
+        "What has been done on it?",
+        "Anything on that?",
+        "What are the papers about them?",
     ],
 )
 def test_other_questions_are_factoids(question):
