@@ -89,6 +89,14 @@ class PaperEvidence:
     answers: bool = False
 
 
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
+# A figure in words that no digit pattern reads.
+_FIGURE_WORDS = re.compile(
+    r"\b(?:\w+-?fold|orders?\s+of\s+magnitude|twice|thrice|half|halves|halved|double[sd]?|triple[sd]?)\b",
+    re.IGNORECASE,
+)
+
+
 def gather(
     question: str,
     keyed: dict[str, Paper],
@@ -197,10 +205,14 @@ def gather(
         # "How many participants ...?" is not answered by a paper that counts only other things.
         counts = any(counts_what_is_asked(s.text, asked) for s in ranked)
         # "Which dataset ...?" is answered only by a name (asked.new_names), and "How many times
-        # faster ...?" only by a paper giving some figure (in digits or words: "five", "twice") that
-        # the question does not: sentences on the speed-up with no figure in them do not say how
-        # much. An expansion may be written in a form no pattern reads; quoting it is still better.
-        named = typed or asked.kind not in ("name", "number")
+        # faster ...?" only by a paper giving some figure ("3.5 times", "twice", "tenfold", "an
+        # order of magnitude"): sentences on the speed-up with no figure in them do not say how
+        # much. Other number questions ("How much memory does it save?") may be answered in words
+        # ("halves it", "linear in n"), and an expansion in a form no pattern reads: quoting such
+        # a sentence is still better than refusing.
+        named = typed or asked.kind != "name"
+        if asked.kind == "number" and _HOW_MANY.search(question) and not typed:
+            named = any(_FIGURE_WORDS.search(s.text) for s in ranked)
         answers = (
             support >= tuning.answer_coverage
             and not missing

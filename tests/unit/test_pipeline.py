@@ -141,9 +141,12 @@ def test_a_how_much_question_is_answered_only_by_a_paper_giving_a_figure():
     question = "How many times faster is the memorized Anchors explainer than vanilla Anchors?"
     vague = "Our memorized Anchors explainer is much faster than vanilla Anchors at equal fidelity."
     assert not _evidence(question, vague).answers  # on the speed-up, but it never says how much
-    for said in ("3.5 times faster", "twice as fast"):
-        given = f"Our memorized Anchors explainer is {said} as vanilla Anchors at equal fidelity."
+    for said in ("3.5 times faster", "twice as fast", "tenfold faster", "an order of magnitude faster"):
+        given = f"Our memorized Anchors explainer is {said} than vanilla Anchors at equal fidelity."
         assert _evidence(question, given).answers, said
+    # "How much ...?" may be answered in words no figure pattern reads.
+    halves = "Sparse attention halves the memory of dense attention on long inputs."
+    assert _evidence("How much memory does sparse attention save on long inputs?", halves).answers
 
 
 def test_a_question_naming_by_acronym_what_its_paper_spells_out_is_answered():
