@@ -171,11 +171,21 @@ def papers_list(
         render.papers_table(papers)
 
 
-# OpenReview ids may start with "-" (-qh0M9XWxnv): an unknown option is taken as an id.
+class _IdsCommand(typer.core.TyperCommand):
+    """A command whose arguments are paper ids, which OpenReview may start with "-" (-qh0M9XWxnv,
+    -mWcQVLPSPy): click would read one as a cluster of short options (-m -W -c ...). A token of
+    one dash and more than one letter is handed over as an id, after "--"; "-c NAME" and the long
+    options parse as before, and a mistyped long option ("--jsn") is still an error."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ids = [a for a in args if a.startswith("-") and not a.startswith("--") and len(a) > 2]
+        if ids and "--" not in args:
+            args = [*(a for a in args if a not in ids), "--", *ids]
+        return super().parse_args(ctx, args)
+
+
 @papers_app.command(
-    "show",
-    epilog="Example: citeline papers show 000-02 003-01 --bibtex > refs.bib",
-    context_settings={"ignore_unknown_options": True},
+    "show", cls=_IdsCommand, epilog="Example: citeline papers show 000-02 003-01 --bibtex > refs.bib"
 )
 def papers_show(
     paper_ids: Annotated[

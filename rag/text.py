@@ -11,7 +11,7 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from rag.errors import BadInput
 
@@ -96,14 +96,29 @@ def plain_text(text: str, symbols: bool = False) -> str:
     and indexes already built must keep tokenizing corpus text the same way.
     """
     if symbols:
+        text = _outside_math(text)
         text = _MATH_SPAN.sub(lambda m: math_text(m.group(1) or m.group(2) or ""), text)
     for _ in range(2):  # nested markup such as $\textbf{x}$
         for pattern, repl in _MARKUP:
             text = pattern.sub(repl, text)
     if symbols:  # outside math only named symbols: "003_35..." is a file name, not x with subscript
-        for pattern, repl in _TEXT_MARKUP:
-            text = pattern.sub(repl, text)
         text = _NAMED_SYMBOL.sub(lambda m: _SYMBOLS[m.group(1)], text)
+    return text
+
+
+def _outside_math(text: str) -> str:
+    """``text`` with :data:`_TEXT_MARKUP` applied between its math spans, never inside one
+    (``$f''(x)$`` keeps its primes)."""
+    out, at = [], 0
+    for span in _MATH_SPAN.finditer(text):
+        out += [_text_markup(text[at : span.start()]), span.group(0)]
+        at = span.end()
+    return "".join([*out, _text_markup(text[at:])])
+
+
+def _text_markup(text: str) -> str:
+    for pattern, repl in _TEXT_MARKUP:
+        text = pattern.sub(repl, text)
     return text
 
 
@@ -111,16 +126,20 @@ def plain_text(text: str, symbols: bool = False) -> str:
 # keeps tokenizing as it did): "\underline{P}roxy", "{\it modular}", "``what if''", "AdaGCN~(…",
 # "P{\L}"; a citation is shown as its key in parentheses (brackets are citeline's own keys) and a
 # footnote not at all.
-_TEXT_MARKUP = [
+_TEXT_MARKUP: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\\(?:underline|textsc|textsf|textup|textmd|textnormal|mbox|text)\{([^{}]*)\}"), r"\1"),
     (re.compile(r"\{\\(?:it|bf|em|sc|tt|rm|sf|sl)\s+([^{}]*)\}"), r"\1"),
-    (re.compile(r"\s*~?\\(?:cite[tp]?|citeauthor|ref)\{([^{}]*)\}"), r" (\1)"),  # not "[…]": a key
+    (  # \cite{k}, \citep[p.~3]{a,b}, \citealp{k}, \eqref{e}: "(k)", not "[k]" (brackets are keys)
+        re.compile(r"\s*~?\\(?:cite[a-z]*|eqref|ref)(?:\[[^\]]*\])?\{([^{}]*)\}"),
+        lambda m: f"{' ' if m.start() else ''}({m.group(1)})",
+    ),
     (re.compile(r"\s*\\(?:footnote|label)\{[^{}]*\}"), ""),
-    (re.compile(r"``"), "“"),
-    (re.compile(r"''"), "”"),
+    (re.compile(r"``((?:(?!'')[^`]){0,300}?)''"), r"“\1”"),  # only a pair: "f''(x)" keeps its primes
     (re.compile(r"\{\\L\}|\\L(?![A-Za-z])"), "Ł"),
     (re.compile(r"\{\\l\}|\\l(?![A-Za-z])"), "ł"),
-    (re.compile(r"(?<=[\w).,;:])~(?=[\w(])"), " "),  # a tie: "Figure~3", not "~5%" (about 5%)
+    # A tie after a word or a stop ("Figure~3", "policy.~(i)"), not "2~3x" (a range), "z~N(0,1)"
+    # or "~5%" (about 5%).
+    (re.compile(r"(?:(?<=[A-Za-z]{2})|(?<=[).,;:]))~(?=[\w(])"), " "),
 ]
 
 

@@ -399,7 +399,8 @@ _NOT_AUTHOR = re.compile(
     r"|Workshop|Proceedings|Conference|Journal|Preprint|Submitted|Accessed|Retrieved|Published|Updated",
     re.I,
 )
-_ID_TOKEN = re.compile(r"[A-Za-z0-9][\w\-]{1,40}")
+# A paper id as answers cite it; OpenReview's may start with "-" (-qh0M9XWxnv).
+_ID_TOKEN = re.compile(r"-?[A-Za-z0-9][\w\-]{1,40}")
 
 
 @dataclass

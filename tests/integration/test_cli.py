@@ -88,8 +88,11 @@ def test_bad_input_gives_one_line_error_and_nonzero_exit(seed_settings, tmp_path
         missing = run(["papers", "show", *ids], seed_settings)
         assert missing.returncode == 1 and missing.stdout == ""
         assert missing.stderr.strip() == "error: no paper with id 'nope' in collection 'default'"
-    dashed = run(["papers", "show", "-qh0M9XWxnv"], seed_settings)  # an OpenReview id, not an option
-    assert dashed.stderr.strip() == "error: no paper with id '-qh0M9XWxnv' in collection 'default'"
+    for dashed in ("-qh0M9XWxnv", "-mWcQVLPSPy"):  # OpenReview ids, not options (not "-m -W -c QVLPSPy")
+        shown = run(["papers", "show", dashed, "-c", "default"], seed_settings)
+        assert shown.stderr.strip() == f"error: no paper with id '{dashed}' in collection 'default'"
+    typo = run(["papers", "show", "000-02", "--jsn"], seed_settings)  # a mistyped option is still one
+    assert typo.returncode != 0 and "No such option: --jsn" in typo.stderr
     binary = tmp_path / "x.txt"
     binary.write_bytes(b"\x00\x01")
     result = run(["ingest", str(binary), "--collection", "bad"], seed_settings)

@@ -586,6 +586,15 @@ def test_a_page_locator_in_the_brackets_is_not_a_key():
     assert [k.key for k in claim.cites] == ["P1"] and claim.verdict == SUPPORTED
 
 
+def test_an_openreview_id_starting_with_a_dash_is_checked_as_answers_cite_it():
+    dashed = dataclasses.replace(WATERMARK, id="-qh0M9XWxnv")
+    report = Checker(FakeRetriever([dashed, PRUNING]), lambda: [dashed, PRUNING], AnswerSettings()).check(
+        f"{GOOD_P1} [-qh0M9XWxnv].", "md"
+    )
+    (claim,) = report.claims  # not skipped as no citation at all
+    assert [k.key for k in claim.cites] == ["-qh0M9XWxnv"] and claim.verdict == SUPPORTED
+
+
 def test_numbered_citations_without_a_reference_list_are_reported_not_dropped():
     with pytest.raises(CitelineError, match=r"numbered citations such as \[3\] \(line 1\), but no reference"):
         _check(f"{GOOD_P1} [3].")

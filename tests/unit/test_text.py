@@ -166,6 +166,12 @@ def test_latex_text_markup_outside_math_is_shown_as_plain_text():
         r"AdaGCN~(Adaboosting GCN), the policy.~(i) Each": "AdaGCN (Adaboosting GCN), the policy. (i) Each",
         r"primal-P{\L} conditions": "primal-PŁ conditions",
         "about ~5% faster": "about ~5% faster",  # "about", not a tie
+        # found in review: ranges, distributions, primes and code are not LaTeX ties or quotes
+        "a 2~3x speedup, 10~20% fewer, z~N(0,1)": "a 2~3x speedup, 10~20% fewer, z~N(0,1)",
+        r"$f''(x)$ and f''(x), ``code``": "f''(x) and f''(x), ``code``",
+        r"the ``model's own view''": "the “model's own view”",
+        r"\cite{a} shows it, see \citealp{x}, \cite[p.~3]{k}": "(a) shows it, see (x), (k)",
+        r"as Eq.~\eqref{e1} shows": "as Eq. (e1) shows",
     }
     for latex, shown in cases.items():
         assert plain_text(latex, symbols=True) == shown
