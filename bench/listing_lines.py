@@ -1,6 +1,6 @@
 """Does a listing's line say what each paper contributes? Authors' TL;DRs judge it, before → after.
 
-    python bench/listing_lines.py                       # dev (ICLR 2018) and test (ICLR 2017), baseline HEAD
+    python bench/listing_lines.py            # dev (ICLR 2018), test (ICLR 2017); baseline f09847c
     python bench/listing_lines.py --baseline 3e73566 --data /tmp/subdata
 
 A listing ("Which papers work on X?") shows one sentence of each paper's abstract. A researcher
@@ -9,9 +9,12 @@ scanning it wants the sentence that says what the paper does, not its opening mo
 ICLR 2017/2018 papers: the contribution in their own words. For every listed paper that has one,
 this benchmark scores the line's sentence by the share of the TL;DR's content words it holds,
 and compares it with the abstract sentence that holds the most (the best a one-sentence line can
-do): the share of lines that are that sentence, the mean overlap, and how often the line is the
-abstract's opening sentence. The words, the sentences and the scores are this file's own simple
-code, not citeline's (the answer path must not judge itself).
+do): the share of lines that are that sentence (a line tied with it counts: several sentences
+tie for the best in about a quarter of the abstracts), the mean overlap, and how often the line is
+the abstract's opening sentence; over all lines, and over the lines of the papers likely on the
+topic (before the "Sharing some of its vocabulary:" heading). A paper listed for two topics counts
+in each listing. The words, the sentences and the scores are this file's own simple code, not
+citeline's (the answer path must not judge itself).
 
 The topics are the subfield benchmark's (``eval/subfields-{dev,test}.jsonl``, first phrasing):
 dev's ICLR 2018 topics and test's ICLR 2017 ones, the two conferences whose papers carry TL;DRs.
@@ -78,10 +81,13 @@ def overlap(tldr: set[str], text: str) -> float:
     return len(tldr & words(text)) / len(tldr) if tldr else 0.0
 
 
-def lines_of(answer: dict) -> dict[str, str]:
-    """Paper id → the sentence its listing line shows (its label and citation taken off)."""
+def lines_of(answer: dict, likely_only: bool = False) -> dict[str, str]:
+    """Paper id → the sentence its listing line shows (its label and citation taken off); with
+    ``likely_only``, the lines before the heading of the papers only sharing some vocabulary."""
     out = {}
     for line in answer["text"].splitlines():
+        if likely_only and line.startswith("Sharing some of its vocabulary"):
+            break
         found = re.findall(r"\[([^\[\]]+)\]", line)
         if not line.startswith("- ") or not found or found[-1] not in answer["cited"]:
             continue
@@ -104,11 +110,11 @@ def measure_side(checkout: Path, file: str, questions: list[str], data: Path) ->
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def score(answers: list[dict], papers: dict[str, dict]) -> dict:
+def score(answers: list[dict], papers: dict[str, dict], likely_only: bool = False) -> dict:
     """Per listed paper with a TL;DR: the line's overlap, the best sentence's, whether it is the opening."""
     best, shares, ratios, opening = [], [], [], []
     for answer in answers:
-        for paper_id, line in lines_of(answer).items():
+        for paper_id, line in lines_of(answer, likely_only).items():
             record = papers.get(paper_id)
             if not record or not record.get("tldr"):
                 continue
@@ -136,12 +142,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--baseline", default="HEAD", help="git ref measured as 'before'")
+    parser.add_argument(
+        "--baseline", default="f09847c", help="git ref measured as 'before' (default: before the role rule)"
+    )
     parser.add_argument("--split", default="dev,test")
     parser.add_argument("--data", type=Path, default=ROOT / "bench" / "results" / "subfields-data")
     parser.add_argument("--corpora", type=Path, default=CORPORA)
     args = parser.parse_args()
-    report: dict = {"baseline": args.baseline, "splits": {}}
+    rev = ["git", "-C", str(ROOT), "rev-parse", args.baseline, "HEAD"]
+    commits = subprocess.run(rev, capture_output=True, text=True, check=True).stdout.split()
+    report: dict = {
+        "baseline": args.baseline,
+        "commits": dict(zip(("before", "after"), commits, strict=True)),
+        "splits": {},
+    }
     with baseline_checkout(args.baseline) as base:
         for split in args.split.split(","):
             file = FILES[split]
@@ -151,11 +165,13 @@ def main() -> None:
                 papers = {r["id"]: r for r in map(json.loads, handle)}
             sides = {}
             for name, checkout in (("before", base), ("after", ROOT)):
-                sides[name] = score(measure_side(checkout, file, questions, args.data), papers)
+                answers = measure_side(checkout, file, questions, args.data)
+                sides[name] = score(answers, papers)
+                sides[f"{name}, likely"] = score(answers, papers, likely_only=True)
             report["splits"][split] = {"file": file, "questions": len(questions), **sides}
             print(f"{split} ({file}, {len(questions)} listings, no model):")
             for name, s in sides.items():
-                print(f"  {name:<6} lines {s['lines']:>5}  best sentence {s['best_sentence']:.3f}  "
+                print(f"  {name:<14} lines {s['lines']:>5}  best sentence {s['best_sentence']:.3f}  "
                       f"TL;DR overlap {s['tldr_overlap']:.3f} ({s['of_best']:.3f} of the best)  "
                       f"opening sentence {s['opening_sentence']:.3f}")  # fmt: skip
     out = ROOT / "bench" / "results" / "listing-lines.json"

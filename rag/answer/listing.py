@@ -25,21 +25,25 @@ if TYPE_CHECKING:
     from rag.settings import AnswerSettings
 
 
-def _line(evidence: PaperEvidence) -> str:
+def _line(evidence: PaperEvidence, tail: bool = False) -> str:
     """One paper: its name, then the sentence that states what it contributes.
 
-    The paper is on the topic already (topic selection decided that); its line tells a reader
+    A paper likely on the topic is on it (topic selection decided that); its line tells a reader
     scanning the subfield what the paper does. So a sentence stating a contribution comes first,
     then one in the authors' voice, then any other; among those, the one matching the question
     best, then the earliest. Matching the question first picked the abstract's opening
     ("Graph-structured data are ubiquitous.") for half the papers of a listing: when the title
     names the topic, every sentence holds its words. Measured against the authors' TL;DRs
-    (bench/listing_lines.py).
+    (bench/listing_lines.py). A paper of the ``tail`` (only sharing some of the topic's
+    vocabulary) shows the sentence holding most of the question's words: why it is listed at all.
     A seed entry's label is often its own first sentence, cut; then the sentence alone is shown.
     """
     if not evidence.sentences:
         return f"- {evidence.paper.display} [{evidence.key}]"
-    best = min(evidence.sentences, key=lambda s: (sentence_role(s.text), -s.score, s.position))
+    best = min(
+        evidence.sentences,
+        key=lambda s: (-s.coverage if tail else 0.0, sentence_role(s.text), -s.score, s.position),
+    )
     label = evidence.paper.display
     if best.text.startswith(label.rstrip("…")) or label.endswith("…"):
         return f"- {cite(best.text, evidence.key)}"
@@ -101,10 +105,10 @@ def listing_answer(
     their own heading, after the themes.
     """
     evidence = gather(question, keyed, None, weights, per_paper=None, tuning=tuning)
-    lines = {e.key: _line(e) for e in evidence}
-    head = listing_head(topic, len(keyed), found, where, likely, note)
     keys = list(keyed)
     first, rest = (keys[:likely], keys[likely:]) if likely else (keys, [])
+    lines = {e.key: _line(e, tail=e.key in rest) for e in evidence}
+    head = listing_head(topic, len(keyed), found, where, likely, note)
 
     def shown(group: list[str]) -> list[str]:
         # No paper had a sentence (gather returns nothing): each is still listed by its name.

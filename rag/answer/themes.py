@@ -233,25 +233,29 @@ def _name_like(word: str) -> bool:
     """An acronym or a name as titles write one: "GNNs", "LoRA", "mRNA", "DB-KSVD", "t-SNE". Not a
     title-cased compound ("Few-Shot", "Sample-Efficient"), a play on one word ("geneRative"), nor
     a word spelling out its paper's acronym ("LAnguage MOdeling" for LAMOL)."""
-    if "-" in word:
-        return any(_name_like(part) for part in word.split("-") if part)
+    if "-" in word:  # "U-Net": a capital letter alone in front names it too
+        parts = [part for part in word.split("-") if part]
+        return any(_name_like(part) for part in parts) or (len(parts[0]) == 1 and parts[0].isupper())
     capitals = sum(c.isupper() for c in word)
     if not any(c.isupper() for c in word[1:]) or not (word[0].isupper() or capitals >= 2):
         return False
+    # Two capitals, then a word: "LAnguage", "MOdeling"; not "BERTScore", "GANSynth", "MLPMixer".
     lead = len(word) - len(word.lstrip(string.ascii_uppercase))
-    return not (lead == capitals and len(word) - lead >= 4)
+    return not (lead == capitals == 2 and len(word) - lead >= 4)
 
 
 def _surface(texts: list[str]) -> dict[str, str]:
     """Lower-cased word → the form it names something in, where most of the titles that use it
-    write it so (not in a title in capitals): one title's "LAnguage" does not rename "language"."""
+    write it so: one title's "LAnguage" does not rename "language". A title in capitals has no
+    say ("STABLE GAN TRAINING" writes no acronym, nor a lower-case word)."""
     forms: dict[str, Counter[str]] = {}
     for text in texts:
         words = _WORD.findall(plain_text(text))
-        shouted = sum(w.isupper() for w in words) >= _SHOUTED * len(words) > 1
+        if sum(w.isupper() for w in words) >= _SHOUTED * len(words) > 1:
+            continue
         for word in words:
             low = word.lower()
-            forms.setdefault(low, Counter())[word if not shouted and _name_like(word) else low] += 1
+            forms.setdefault(low, Counter())[word if _name_like(word) else low] += 1
     return {low: form for low, seen in forms.items() if (form := seen.most_common(1)[0][0]) != low}
 
 

@@ -288,6 +288,27 @@ def test_a_listing_line_states_what_the_paper_contributes_not_the_background_it_
     assert lines[2].startswith(f"- Graph data: {opening[:-1]}")
 
 
+def test_a_paper_only_sharing_the_topics_vocabulary_shows_why_it_is_listed():
+    from rag.answer.listing import VOCABULARY_ONLY, listing_answer
+    from rag.retrieval.relevance import TermWeights
+    from rag.settings import AnswerSettings, RetrievalSettings
+
+    keyed = {
+        "k1": paper("a1", "We propose DAGNN, a graph neural network for DAGs.", title="DAG networks"),
+        "k2": paper(
+            "a2", "We propose a faster optimizer. It also trains graph neural networks.", title="Fast"
+        ),
+    }
+    weights = TermWeights.from_counts(["graph"], {"graph": 2}, 10, RetrievalSettings())
+    text = listing_answer(
+        "Which papers work on graph neural networks?", "graph neural networks", keyed, None, weights,
+        likely=1, tuning=AnswerSettings(),
+    )  # fmt: skip
+    lines = text.splitlines()
+    assert lines[2] == f"{VOCABULARY_ONLY}:" and lines[1].startswith("- DAG networks: We propose DAGNN")
+    assert lines[3] == "- Fast: It also trains graph neural networks [k2]."  # not its contribution
+
+
 def test_verification_off_keeps_the_draft_and_only_validates_its_keys():
     model = ScriptedChatModel(replies=["AdaSCALE was trained on Mars [o1][KEY-A]."], prompts=[])
     settings = Settings(llm="openai", verify_answers=False)
