@@ -117,6 +117,7 @@ def _outside_math(text: str) -> str:
 
 
 def _text_markup(text: str) -> str:
+    """One stretch of text outside math, its LaTeX text markup shown as plain text."""
     for pattern, repl in _TEXT_MARKUP:
         text = pattern.sub(repl, text)
     return text

@@ -100,14 +100,14 @@ def listing_answer(
 
     Each line's sentence is chosen by its role and terms (:func:`_line`; no embedding); themes
     cluster the papers' stored vectors (``vectors``, paper id → unit vector) when the retriever
-    gave them. ``keyed`` is best
-    first; when only its first ``likely`` papers are likely on the topic, the others follow under
-    their own heading, after the themes.
+    gave them. ``keyed`` is best first; when only its first ``likely`` papers are likely on the
+    topic, the others follow under their own heading, after the themes.
     """
     evidence = gather(question, keyed, None, weights, per_paper=None, tuning=tuning)
     keys = list(keyed)
     first, rest = (keys[:likely], keys[likely:]) if likely else (keys, [])
-    lines = {e.key: _line(e, tail=e.key in rest) for e in evidence}
+    tail = set(rest)
+    lines = {e.key: _line(e, tail=e.key in tail) for e in evidence}
     head = listing_head(topic, len(keyed), found, where, likely, note)
 
     def shown(group: list[str]) -> list[str]:
