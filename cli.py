@@ -173,15 +173,27 @@ def papers_list(
 
 class _IdsCommand(typer.core.TyperCommand):
     """A command whose arguments are paper ids, which OpenReview may start with "-" (-qh0M9XWxnv,
-    -mWcQVLPSPy): click would read one as a cluster of short options (-m -W -c ...). A token of
-    one dash and more than one letter is handed over as an id, after "--"; "-c NAME" and the long
-    options parse as before, and a mistyped long option ("--jsn") is still an error."""
+    -mWcQVLPSPy): click would read one as a cluster of short options (-m -W -c ...). When an id
+    of one dash and more than one letter is given, the options (with their values) go first and
+    every id follows "--", in the order given; "-c NAME" and the long options parse as before, a
+    mistyped long option ("--jsn") is still an error, and "-cNAME" is read as an id."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        ids = [a for a in args if a.startswith("-") and not a.startswith("--") and len(a) > 2]
-        if ids and "--" not in args:
-            args = [*(a for a in args if a not in ids), "--", *ids]
-        return super().parse_args(ctx, args)
+        before, after = (
+            (args[: args.index("--")], args[args.index("--") + 1 :]) if "--" in args else (args, [])
+        )
+        if not any(a.startswith("-") and not a.startswith("--") and len(a) > 2 for a in before):
+            return super().parse_args(ctx, args)
+        valued = {name for p in self.params if not getattr(p, "is_flag", True) for name in p.opts}
+        options, ids, rest = [], [], iter(before)
+        for arg in rest:
+            if arg in valued:
+                options += [arg, next(rest, "")]
+            elif arg.startswith("--"):
+                options.append(arg)
+            else:
+                ids.append(arg)
+        return super().parse_args(ctx, [*options, "--", *ids, *after])
 
 
 @papers_app.command(

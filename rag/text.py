@@ -11,7 +11,7 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from rag.errors import BadInput
 
@@ -108,16 +108,20 @@ def plain_text(text: str, symbols: bool = False) -> str:
 
 def _outside_math(text: str) -> str:
     """``text`` with :data:`_TEXT_MARKUP` applied between its math spans, never inside one
-    (``$f''(x)$`` keeps its primes)."""
+    (``$f''(x)$`` keeps its primes); a tie right after a span is a space too ("$\alpha$~(the
+    step size)"). A citation the text opens with leaves no space in front of it."""
     out, at = [], 0
     for span in _MATH_SPAN.finditer(text):
-        out += [_text_markup(text[at : span.start()]), span.group(0)]
+        out += [_text_markup(text[at : span.start()], after_math=at > 0), span.group(0)]
         at = span.end()
-    return "".join([*out, _text_markup(text[at:])])
+    shown = "".join([*out, _text_markup(text[at:], after_math=at > 0)])
+    return shown.lstrip(" ") if not text[:1].isspace() else shown
 
 
-def _text_markup(text: str) -> str:
+def _text_markup(text: str, after_math: bool = False) -> str:
     """One stretch of text outside math, its LaTeX text markup shown as plain text."""
+    if after_math and re.match(r"~(?=[\w(])", text):
+        text = " " + text[1:]
     for pattern, repl in _TEXT_MARKUP:
         text = pattern.sub(repl, text)
     return text
@@ -127,17 +131,18 @@ def _text_markup(text: str) -> str:
 # keeps tokenizing as it did): "\underline{P}roxy", "{\it modular}", "``what if''", "AdaGCN~(…",
 # "P{\L}"; a citation is shown as its key in parentheses (brackets are citeline's own keys) and a
 # footnote not at all.
-_TEXT_MARKUP: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+_TEXT_MARKUP: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\\(?:underline|textsc|textsf|textup|textmd|textnormal|mbox|text)\{([^{}]*)\}"), r"\1"),
     (re.compile(r"\{\\(?:it|bf|em|sc|tt|rm|sf|sl)\s+([^{}]*)\}"), r"\1"),
     (  # \cite{k}, \citep[p.~3]{a,b}, \citealp{k}, \eqref{e}: "(k)", not "[k]" (brackets are keys)
         re.compile(r"\s*~?\\(?:cite[a-z]*|eqref|ref)(?:\[[^\]]*\])?\{([^{}]*)\}"),
-        lambda m: f"{' ' if m.start() else ''}({m.group(1)})",
+        r" (\1)",
     ),
     (re.compile(r"\s*\\(?:footnote|label)\{[^{}]*\}"), ""),
     (re.compile(r"``((?:(?!'')[^`]){0,300}?)''"), r"“\1”"),  # only a pair: "f''(x)" keeps its primes
-    (re.compile(r"\{\\L\}|\\L(?![A-Za-z])"), "Ł"),
-    (re.compile(r"\{\\l\}|\\l(?![A-Za-z])"), "ł"),
+    # Ł, ł as a name writes them ("\L{}ojasiewicz", "{\L}ojasiewicz", "\L ojasiewicz"); not "\L_{CE}"
+    (re.compile(r"\{\\L\}|\\L(?:\{\}|\s?(?=[a-z]))"), "Ł"),
+    (re.compile(r"\{\\l\}|\\l(?:\{\}|\s?(?=[a-z]))"), "ł"),
     # A tie after a word or a stop ("Figure~3", "policy.~(i)"), not "2~3x" (a range), "z~N(0,1)"
     # or "~5%" (about 5%).
     (re.compile(r"(?:(?<=[A-Za-z]{2})|(?<=[).,;:]))~(?=[\w(])"), " "),

@@ -400,7 +400,7 @@ _NOT_AUTHOR = re.compile(
     re.I,
 )
 # A paper id as answers cite it; OpenReview's may start with "-" (-qh0M9XWxnv).
-_ID_TOKEN = re.compile(r"-?[A-Za-z0-9][\w\-]{1,40}")
+_ID_TOKEN = re.compile(r"(?:-(?=[\w-]*[A-Za-z]))?[A-Za-z0-9][\w\-]{1,40}")  # not "[-1000, 1000]"
 
 
 @dataclass

@@ -92,7 +92,8 @@ class PaperEvidence:
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
 # A figure in words that no digit pattern reads.
 _FIGURE_WORDS = re.compile(
-    r"\b(?:\w+-?fold|orders?\s+of\s+magnitude|twice|thrice|half|halves|halved|double[sd]?|triple[sd]?)\b",
+    r"\b(?:(?:two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|\d+(?:\.\d+)?)-?fold"
+    r"|orders?\s+of\s+magnitude|twice|thrice|by\s+half|halve[sd]|double[sd]|triple[sd])\b",
     re.IGNORECASE,
 )
 

@@ -117,11 +117,18 @@ _NOUN_PAPERS = re.compile(
     re.IGNORECASE,
 )
 # Words that point back at the conversation: "Anything on that?" has no topic of its own.
-_POINTING = frozenset("it this that them these those they him her".split())
+_POINTING = frozenset("it its this that them these those they their him her same above former latter".split())
 # "What has been done on X?", "Show me everything on X", "Anything on X?", "What are the papers
 # about X?" (after "show me" is taken off). Only the nouns that name papers as such: "What are the
 # results of the ablation studies?" and "What are AdaSCALE's baseline methods?" ask about one paper.
-_AS_SUCH = r"(?:papers|publications|articles)"
+_AS_SUCH = r"(?:papers|works|publications|articles)"
+# Words before "papers" that rank, order or judge them rather than name a topic: "the best papers",
+# "the first papers", "the most cited papers", "the previous papers".
+_NO_TOPIC = (
+    r"(?:top|most|least|main|other|best|latest|newest|earliest|oldest|greatest|first|last|previous|prior"
+    r"|earlier|above|following|remaining|same"
+    r"|similar|different|important|influential|seminal|key|notable|relevant|related|cited|compared)"
+)
 _DONE_ON = re.compile(
     r"^\s*(?:what\s+(?:work\s+|research\s+)?(?:has|have)\s+been\s+done|everything|anything"
     rf"|(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*{_AS_SUCH})\s+(?:on|about|regarding|concerning)\s+"
@@ -135,10 +142,11 @@ _NOT_MODIFIER = (
     r"|their|its|it|of|in|on|for|to|by|with|from|and|or|a|an)"
 )
 # "What are the GNN papers?": the topic in front, in the words a modifier is made of (not "the top
-# 5", "the most cited", "the compared", "the limitations of the", "AdaSCALE's").
+# 5", "the best", "the limitations of the", "AdaSCALE's"), not ending in a participle ("the
+# proposed works"; "the federated learning papers" is a topic).
 _ARE_THE_PAPERS = re.compile(
     r"^\s*(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*"
-    rf"(?P<topic>(?:(?!{_NOT_MODIFIER}\b|top\b|most\b|main\b|other\b|\w+ed\b)[\w.+/-]+\s+){{1,4}}?){_AS_SUCH}$",
+    rf"(?P<topic>(?:(?!{_NOT_MODIFIER}\b|{_NO_TOPIC}\b)[\w.+/-]+\s+){{1,4}}?)(?<!ed\s){_AS_SUCH}$",
     re.IGNORECASE,
 )
 # "What computer vision papers are there?", "Which GNN papers use attention?": words naming the
@@ -302,8 +310,8 @@ def classify(question: str) -> Intent:
             if pattern is _ARE_THE_PAPERS and _DETERMINER.fullmatch(match.group("topic")):
                 continue  # "What are the two papers?": no topic
             topic = clean_topic(match.group("topic"))  # after "on"/"about": no verb to strip
-            if not lexical_terms(topic) or topic.lower() in _POINTING:  # "What has been done on it?"
-                return Intent("factoid")  # a follow-up, not a topic
+            if not lexical_terms(topic) or _POINTING & set(topic.lower().split()):
+                return Intent("factoid")  # "What has been done on it/its limitations?": a follow-up
             if _LEADING.fullmatch(topic + " "):  # "recent papers", "the latest work": no subject
                 return Intent("factoid")
             return Intent("listing", topic, venue, year)

@@ -106,8 +106,8 @@ def listing_answer(
     evidence = gather(question, keyed, None, weights, per_paper=None, tuning=tuning)
     keys = list(keyed)
     first, rest = (keys[:likely], keys[likely:]) if likely else (keys, [])
-    tail = set(rest)
-    lines = {e.key: _line(e, tail=e.key in tail) for e in evidence}
+    beyond = set(rest)
+    lines = {e.key: _line(e, tail=e.key in beyond) for e in evidence}
     head = listing_head(topic, len(keyed), found, where, likely, note)
 
     def shown(group: list[str]) -> list[str]:

@@ -233,15 +233,16 @@ def _name_like(word: str) -> bool:
     """An acronym or a name as titles write one: "GNNs", "LoRA", "mRNA", "DB-KSVD", "t-SNE". Not a
     title-cased compound ("Few-Shot", "Sample-Efficient"), a play on one word ("geneRative"), nor
     a word spelling out its paper's acronym ("LAnguage MOdeling" for LAMOL)."""
-    if "-" in word:  # "U-Net": a capital letter alone in front names it too
+    if "-" in word:  # "U-Net": a capital letter alone in front of a short part names it too
         parts = [part for part in word.split("-") if part]
-        return any(_name_like(part) for part in parts) or (len(parts[0]) == 1 and parts[0].isupper())
+        lettered = len(parts) == 2 and len(parts[0]) == 1 and parts[0].isupper() and len(parts[1]) <= 4
+        return any(_name_like(part) for part in parts) or lettered
     capitals = sum(c.isupper() for c in word)
     if not any(c.isupper() for c in word[1:]) or not (word[0].isupper() or capitals >= 2):
         return False
-    # Two capitals, then a word: "LAnguage", "MOdeling"; not "BERTScore", "GANSynth", "MLPMixer".
+    # Two or three capitals, then a word: "LAnguage", "COMmonsense"; not "BERTScore", "MLPMixer".
     lead = len(word) - len(word.lstrip(string.ascii_uppercase))
-    return not (lead == capitals == 2 and len(word) - lead >= 4)
+    return not (lead == capitals and lead in (2, 3) and len(word) - lead >= 4)
 
 
 def _surface(texts: list[str]) -> dict[str, str]:
@@ -256,7 +257,9 @@ def _surface(texts: list[str]) -> dict[str, str]:
         for word in words:
             low = word.lower()
             forms.setdefault(low, Counter())[word if _name_like(word) else low] += 1
-    return {low: form for low, seen in forms.items() if (form := seen.most_common(1)[0][0]) != low}
+    # A tie goes to the ordinary word: one "E-Commerce" against one "e-commerce" names nothing.
+    written = {low: max(seen, key=lambda form: (seen[form], form == low)) for low, seen in forms.items()}
+    return {low: form for low, form in written.items() if form != low}
 
 
 def _spelled(topic: str) -> set[str]:

@@ -83,6 +83,28 @@ def test_an_abstract_with_inline_math_is_shown_as_readable_text(seed_settings):
     assert "\\boldsymbol" not in shown.stdout and "\\rho" not in shown.stdout
 
 
+def test_papers_show_takes_openreview_ids_starting_with_a_dash_in_the_order_given(seed_settings, tmp_path):
+    records = [
+        {
+            "id": "-mWcQVLPSPy",
+            "title": "Isometric propagation",
+            "abstract": "We propose IPN for zero-shot learning.",
+        },
+        {"id": "zz1", "title": "Another paper", "abstract": "We study graph coarsening."},
+    ]
+    (tmp_path / "dash.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert run(["ingest", str(tmp_path / "dash.jsonl"), "-c", "dash"], seed_settings).returncode == 0
+    for args in (
+        ["-mWcQVLPSPy", "zz1", "-c", "dash", "--json"],
+        ["-c", "dash", "-mWcQVLPSPy", "--json", "zz1"],
+    ):
+        shown = run(["papers", "show", *args], seed_settings)
+        assert shown.returncode == 0, shown.stderr  # not "-m -W -c QVLPSPy"
+        assert [p["id"] for p in json.loads(shown.stdout)] == ["-mWcQVLPSPy", "zz1"]  # as given
+    reversed_ = run(["papers", "show", "zz1", "-mWcQVLPSPy", "--collection", "dash", "--json"], seed_settings)
+    assert [p["id"] for p in json.loads(reversed_.stdout)] == ["zz1", "-mWcQVLPSPy"]
+
+
 def test_bad_input_gives_one_line_error_and_nonzero_exit(seed_settings, tmp_path):
     for ids in (["nope"], ["000-02", "nope"]):  # with a known one: nothing of it is printed either
         missing = run(["papers", "show", *ids], seed_settings)

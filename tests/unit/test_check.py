@@ -593,6 +593,8 @@ def test_an_openreview_id_starting_with_a_dash_is_checked_as_answers_cite_it():
     )
     (claim,) = report.claims  # not skipped as no citation at all
     assert [k.key for k in claim.cites] == ["-qh0M9XWxnv"] and claim.verdict == SUPPORTED
+    (claim,) = _check(f"Logits are clipped to [-1000, 1000]. {GOOD_P1} [P1].").claims  # a range
+    assert [k.key for k in claim.cites] == ["P1"] and not claim.missing
 
 
 def test_numbered_citations_without_a_reference_list_are_reported_not_dropped():

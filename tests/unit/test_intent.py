@@ -43,6 +43,8 @@ from rag.answer.intent import classify
         ("What are papers on meta-learning?", "meta-learning"),
         ("What are approaches to OOD detection?", "OOD detection"),
         ("Which approaches to OOD detection are there?", "OOD detection"),
+        ("What are the federated learning papers?", "federated learning"),  # a participle in a topic
+        ("What are the test-time adaptation papers?", "test-time adaptation"),
     ],
 )
 def test_listing_questions_are_recognised_with_their_topic(question, topic):
@@ -73,6 +75,13 @@ def test_listing_questions_are_recognised_with_their_topic(question, topic):
         "What has been done on it?",
         "Anything on that?",
         "What are the papers about them?",
+        "What has been done on its limitations?",
+        "Anything on the same problem?",
+        # papers ranked or judged, not named by a topic (a second review)
+        "What are the best papers?",
+        "What are the newest papers?",
+        "What are the previous papers?",
+        "What are the proposed works?",
     ],
 )
 def test_other_questions_are_factoids(question):

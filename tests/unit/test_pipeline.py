@@ -144,6 +144,8 @@ def test_a_how_much_question_is_answered_only_by_a_paper_giving_a_figure():
     for said in ("3.5 times faster", "twice as fast", "tenfold faster", "an order of magnitude faster"):
         given = f"Our memorized Anchors explainer is {said} than vanilla Anchors at equal fidelity."
         assert _evidence(question, given).answers, said
+    manifold = "Our manifold sampler is much faster than MCMC on the data manifold."  # no figure
+    assert not _evidence("How many times faster is the manifold sampler than MCMC?", manifold).answers
     # "How much ...?" may be answered in words no figure pattern reads.
     halves = "Sparse attention halves the memory of dense attention on long inputs."
     assert _evidence("How much memory does sparse attention save on long inputs?", halves).answers

@@ -172,10 +172,13 @@ def test_latex_text_markup_outside_math_is_shown_as_plain_text():
         r"the ``model's own view''": "the “model's own view”",
         r"\cite{a} shows it, see \citealp{x}, \cite[p.~3]{k}": "(a) shows it, see (x), (k)",
         r"as Eq.~\eqref{e1} shows": "as Eq. (e1) shows",
+        r"$O(\sqrt{T})$ \citep{auer02}, and $\alpha$~(the step)": "O(√T) (auer02), and α (the step)",
+        r"the \L{}ojasiewicz and \L ojasiewicz conditions": "the Łojasiewicz and Łojasiewicz conditions",
     }
     for latex, shown in cases.items():
         assert plain_text(latex, symbols=True) == shown
     assert plain_text(r"\underline{P}roxy") == r"\underline{P}roxy"  # the index's tokens do not change
+    assert "\\L_" in plain_text(r"$ \L_{CE} $ loss", symbols=True)  # math no span reads: left as it was
 
 
 def test_without_symbols_math_keeps_its_words_for_matching():

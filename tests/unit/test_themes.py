@@ -135,3 +135,11 @@ def test_a_listing_of_thousands_is_clustered_from_its_best_papers_and_the_rest_j
     assert len(labels) == len(which) and set(labels) == {0, 1}
     # every paper, the ones past the cap too, is grouped with the papers of its own subject
     assert all(len(set(labels[which == side])) == 1 for side in (0, 1))
+
+
+def test_a_words_form_in_theme_names_goes_to_the_ordinary_word_on_a_tie_and_keeps_named_compounds():
+    from rag.answer.themes import _surface
+
+    assert _surface(["Deep Learning for E-Commerce Search", "Fraud detection in e-commerce"]) == {}
+    assert _surface(["U-Net Segmentation", "A Better U-Net"]) == {"u-net": "U-Net"}
+    assert _surface(["COMET: COMmonsense Transformers", "Commonsense Reasoning"]) == {"comet": "COMET"}
