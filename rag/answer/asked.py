@@ -108,6 +108,7 @@ class Asked:
     # LLMs" counts the papers' "MLLMs" ("mllm").
     counted_also: tuple[str, ...] = ()
     described: bool = False  # "What are GRMs?": the expansion, or else what they are, answers
+    many: bool = False  # "how many ...?" (things, or "times faster"): only a figure answers
 
 
 # "How many <things> ...": the things are the plural that ends the first words after it, before a
@@ -149,7 +150,7 @@ def asked_for(question: str) -> Asked:
         return Asked("expansion", canonical_name(match.group(1)), described=True)
     if _NUMBER_ASKED.search(text):
         counted, also = _counted(text)
-        return Asked("number", counted=counted, counted_also=also)
+        return Asked("number", counted=counted, counted_also=also, many=_HOW_MANY.search(text) is not None)
     if _NAME_ASKED.search(text):
         return Asked("name")
     if _ENTITY_ASKED.search(text) and not _WHICH_PAPERS.match(text):

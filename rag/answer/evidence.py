@@ -89,7 +89,6 @@ class PaperEvidence:
     answers: bool = False
 
 
-_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
 # A figure in words that no digit pattern reads.
 _FIGURE_WORDS = re.compile(
     r"\b(?:(?:two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|\d+(?:\.\d+)?)-?fold"
@@ -212,7 +211,7 @@ def gather(
         # ("halves it", "linear in n"), and an expansion in a form no pattern reads: quoting such
         # a sentence is still better than refusing.
         named = typed or asked.kind != "name"
-        if asked.kind == "number" and _HOW_MANY.search(question) and not typed:
+        if asked.many and not typed:
             named = any(_FIGURE_WORDS.search(s.text) for s in ranked)
         answers = (
             support >= tuning.answer_coverage
