@@ -203,7 +203,9 @@ _HOLDINGS = re.compile(
 _POLITE = re.compile(r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
 _PLEASE = re.compile(r"[\s,]*\bplease\b", re.IGNORECASE)
 _COUNTED = re.compile(r"^\s*how\s+many\s+(?P<rest>.+)$", re.IGNORECASE)
-_THERE = re.compile(r"\s+(?:are|were)\s+there\s*(?=[?.!]*\s*$)", re.IGNORECASE)
+# "… are there?" after what a question asks for: "How many papers on X are there?", "Which
+# approaches to X are there?".
+_THERE = re.compile(r"\s+(?:are|is|were)\s+there\s*(?=[?.!]*\s*$)", re.IGNORECASE)
 _JUST_PAPERS = re.compile(r"^\s*(?:(?:all|the|every)\s+)*(?:papers|publications)\s*[?.!]*\s*$", re.IGNORECASE)
 # ... unless the question said what they are about: "Which papers are about the index?" is a topic.
 _ABOUT = re.compile(r"\b(?:about|regarding|concerning|related\s+to|deal(?:s|ing)?\s+with|on|for)\b", re.I)
@@ -212,8 +214,6 @@ _CATALOGUE = re.compile(
     rf"^\s*(?:(?:which|what)\s+{_PAPERS}|(?:list|name|show|find|enumerate|give\s+me|get)\b|(?:is|are)\s+there\b)",
     re.IGNORECASE,
 )
-# "Which approaches to X are there?": the question's verb after its topic.
-_THERE_AFTER = re.compile(r"\s+(?:are|is|were)\s+there$", re.IGNORECASE)
 # Where the papers are kept, after the topic: "… in this list", "… here".
 _KEPT_HERE = re.compile(rf"\s+(?:here|(?:in|from)\s+{_KEPT_IN})$", re.IGNORECASE)
 # Words that frame a topic but are not part of it: "the", "recent", trailing "papers"/"research".
@@ -252,7 +252,7 @@ def clean_topic(topic: str) -> str:
     """A topic without the words that frame it: "the deep RL papers" → "deep RL"; "the fairness
     work in this list" → "fairness"."""
     text = re.sub(r"\s+(?:papers|works)\s+(?=\()", " ", " ".join(topic.split()), flags=re.IGNORECASE)
-    text = _KEPT_HERE.sub("", _THERE_AFTER.sub("", text.strip(" ,;:?.!")))
+    text = _KEPT_HERE.sub("", _THERE.sub("", text.strip(" ,;:?.!")))
     cleaned = _TRAILING.sub("", _LEADING.sub("", text.strip(" ,;:?.!")))
     return cleaned or topic.strip(" ?")
 
