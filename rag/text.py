@@ -96,8 +96,7 @@ def plain_text(text: str, symbols: bool = False) -> str:
     and indexes already built must keep tokenizing corpus text the same way.
     """
     if symbols:
-        text = _outside_math(text)
-        text = _MATH_SPAN.sub(lambda m: math_text(m.group(1) or m.group(2) or ""), text)
+        text = _for_people(text)
     for _ in range(2):  # nested markup such as $\textbf{x}$
         for pattern, repl in _MARKUP:
             text = pattern.sub(repl, text)
@@ -106,13 +105,17 @@ def plain_text(text: str, symbols: bool = False) -> str:
     return text
 
 
-def _outside_math(text: str) -> str:
-    """``text`` with :data:`_TEXT_MARKUP` applied between its math spans, never inside one
-    (``$f''(x)$`` keeps its primes); a tie right after a span is a space too ("$\alpha$~(the
-    step size)"). A citation the text opens with leaves no space in front of it."""
+def _for_people(text: str) -> str:
+    """``text`` for people, in one pass over its math spans: each typeset as Unicode text, and
+    :data:`_TEXT_MARKUP` applied between them, never inside one (``$f''(x)$`` keeps its primes);
+    a tie right after a span is a space too ("$\alpha$~(the step size)"). A citation the text
+    opens with leaves no space in front of it."""
     out, at = [], 0
     for span in _MATH_SPAN.finditer(text):
-        out += [_text_markup(text[at : span.start()], after_math=at > 0), span.group(0)]
+        out += [
+            _text_markup(text[at : span.start()], after_math=at > 0),
+            math_text(span.group(1) or span.group(2) or ""),
+        ]
         at = span.end()
     shown = "".join([*out, _text_markup(text[at:], after_math=at > 0)])
     return shown.lstrip(" ") if not text[:1].isspace() else shown
