@@ -78,6 +78,11 @@ class Summary:
         return self.found - self.vocabulary_only
 
     @property
+    def named_on_topic(self) -> int:
+        """How many of ``others`` (the first ones) are likely on the topic: named, not covered."""
+        return len(self.others) - self.vocabulary_only
+
+    @property
     def papers(self) -> list[PaperNote]:
         """Every paper covered, theme by theme."""
         return [n for theme in self.themes for n in theme.notes]
@@ -103,7 +108,7 @@ class Summary:
                 for n in self.papers
             ]
             lines.append("")
-        split = len(self.others) - self.vocabulary_only
+        split = self.named_on_topic
         # A conference's long tail (173 papers sharing some of GNNs' vocabulary at ICLR 2021) would
         # bury the document: its first ones only; the JSON's others list every one.
         on_topic = f"{papers_count(split, more=True)} on this topic (not covered above)"
@@ -128,7 +133,7 @@ class Summary:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``summarize --format json`` document."""
-        split = len(self.others) - self.vocabulary_only
+        split = self.named_on_topic
         return {
             "topic": self.topic,
             "lead": self.lead,
