@@ -583,7 +583,37 @@ _OPPOSITES = [
     ("requir", "remov"), ("increas", "lower"), ("rais", "reduc"), ("rais", "decreas"), ("increas", "reduct"),
     ("success", "failur"), ("synchron", "asynchron"), ("strengthen", "weaken"), ("benefit", "harm"),
     ("help", "harm"), ("littl", "most"), ("still", "no longer"), ("improv", "lower"), ("posit", "negat"),
+    # qualities and their negations ("healthy" / "degenerate", "stable" / "unstable")
+    ("healthi", "degener"), ("stabl", "unstabl"), ("consist", "inconsist"), ("accur", "inaccur"),
+    ("effici", "ineffici"), ("reliabl", "unreli"),
+    ("safe", "unsaf"), ("fair", "unfair"), ("seen", "unseen"), ("supervis", "unsupervis"),
+    ("affect", "unaffect"),
 ]  # fmt: skip
+# Techniques of one kind, none the other: a claim naming one where its paper names another in the
+# same words ("a quantized KV cache" / "a sparse KV cache", "into state space models" / "into
+# recurrent neural networks") has swapped the method. Each member lists its forms, as stems.
+_SIBLINGS = (
+    (("quantiz",), ("spars", "sparsiti"), ("prune",), ("distil",)),  # ways to make a model smaller
+    (
+        ("state space", "ssm", "ssms"),
+        ("recurr", "rnn", "rnns", "lstm", "lstms", "gru"),
+        ("convolut", "cnn", "cnns"),
+    ),
+    (("diffus",), ("autoregress",), ("gan", "generat adversari"), ("vae", "variat autoencod")),
+    (("white-box",), ("black-box",)),
+    (("zero-shot",), ("few-shot",)),
+)  # fmt: skip
+# Each form of a member, with all its forms: a paper that writes "gated recurrent networks" has
+# written the claim's "LSTM" kind of network, whatever else it names.
+_FORMS = {form: member for group in _SIBLINGS for member in group for form in member}
+_OPPOSITES += [
+    (a, b)
+    for group in _SIBLINGS
+    for i, member in enumerate(group)
+    for other in group[i + 1 :]
+    for a in member
+    for b in other
+]
 # Verbs of winning a comparison, as stems ("A beats B").
 _WON = ("outperform", "surpass", "beat")
 # Verbs that compare what comes before them with what comes after ("A beats B").
@@ -804,19 +834,28 @@ def _read(paper: Paper) -> _Read:
     )
 
 
+def _runs(text: str) -> list[tuple[str, ...]]:
+    """``text``'s lexical terms in runs written side by side, a stop word or punctuation ending
+    each ("dynamic sparse KV cache" and "retrieval" in "dynamic sparse KV cache via retrieval")."""
+    runs: list[tuple[str, ...]] = []
+    current: list[str] = []
+    for token in re.findall(r"[\w'’-]+|[^\w\s]", text):
+        stems = lexical_terms(token) if re.match(r"\w", token) else []
+        if stems:
+            current.extend(stems)  # "Value-guided": one token, two terms
+        elif current:
+            runs.append(tuple(current))
+            current = []
+    if current:
+        runs.append(tuple(current))
+    return runs
+
+
 def _side_by_side(text: str) -> frozenset[tuple[str, str]]:
     """Pairs of lexical terms ``text`` writes next to each other, with no stop word or punctuation
     between ("value model" in "Don't throw away your value model!", not "matters learning" in
     "Why memory matters for learning")."""
-    pairs: set[tuple[str, str]] = set()
-    previous: list[str] = []
-    for token in re.findall(r"[\w'’-]+|[^\w\s]", text):
-        stems = lexical_terms(token) if re.match(r"\w", token) else []
-        pairs.update(pairwise(stems))  # "Value-guided"
-        if previous and stems:
-            pairs.add((previous[-1], stems[0]))
-        previous = stems
-    return frozenset(pairs)
+    return frozenset(pair for run in _runs(text) for pair in pairwise(run))
 
 
 def _unsaid(claim: str, names: list[str], paper: Paper, present: set[str]) -> list[str]:
@@ -928,6 +967,9 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
         for mine, theirs in ((a, b), (b, a))
         if f" {mine} " in said and f" {theirs} " not in said
     ]
+    if any(mine in _FORMS for mine, _, _ in pairs):  # a technique the paper names in another form
+        written = _stems(paper)
+        pairs = [p for p in pairs if not any(f" {form} " in written for form in _FORMS.get(p[0], ()))]
     # How near the paper's own uses of the claim's word come to the claim's, in the sentence that
     # comes nearest (not negated, not reporting others' belief): a paper that writes the claim's
     # word about the same thing as near as its opposite has said both, of earlier work and its
@@ -1097,9 +1139,12 @@ def _opposed(mine: str, claim: str, theirs: str, sentence: str) -> bool:
 def _word_of(text: str, stem: str) -> str:
     """The word of ``text`` written from ``stem`` ("increased" for "increas"): a reason names words
     as the reader wrote them, not as the stemmer cut them."""
-    words = r"\s+".join(re.escape(part) for part in stem.split())  # "fall short" too
-    for found in re.finditer(rf"\b{words}\w*", text, re.IGNORECASE):
-        if " " in stem or stem_terms(found.group(0), frozenset()) == [stem]:  # not "moreover"
+    if " " in stem:  # "fall short"
+        words = r"\s+".join(re.escape(part) for part in stem.split())
+        found = re.search(rf"\b{words}\w*", text, re.IGNORECASE)
+        return found.group(0) if found else stem
+    for found in re.finditer(r"\b[\w'’-]+", text):  # not "moreover" for "more"; "healthy" for "healthi"
+        if stem_terms(found.group(0), frozenset()) == [stem]:
             return found.group(0)
     return stem
 
@@ -1599,10 +1644,12 @@ _FUNCTION = STOP_WORDS | frozenset(
 )
 _NO_FIRST = _NO_ANCHOR | _FUNCTION
 # A term the claim sets its subject apart from is no claim about the paper: "Unlike imitation
-# learning, A2PR ...", "an alternative to transfer learning".
+# learning, A2PR ...", "an alternative to transfer learning", "improves over imitation learning"
+# (not any "over": "drafts over a quantized KV cache" says what it drafts with).
 _CONTRAST = re.compile(
     r"\b(?:unlike|rather\s+than|instead\s+of|in\s+contrast\s+(?:to|with)|as\s+opposed\s+to"
-    r"|alternatives?\s+to|compared\s+(?:to|with)|than|beyond|over|outperform\w*|beat\w*|surpass\w*)"
+    r"|alternatives?\s+to|compared\s+(?:to|with)|than|beyond|outperform\w*|beat\w*|surpass\w*"
+    r"|(?:improv\w*|gains?|advantages?|edge|wins?|superiority)\s+over)"
     r"(?:\W+\w+){0,3}?\W+$",
     re.IGNORECASE,
 )
@@ -1622,7 +1669,14 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
     TL;DRs checked against their own papers, two were flagged. A term the claim contrasts its
     subject with ("unlike imitation learning", "outperforms imitation learning") is not what it
     says of the paper, and a coined name is left to the name check. ``phrases`` is called only
-    when a pair could be swapped (counting a conference's pairs takes a moment)."""
+    when a pair could be swapped (counting a conference's pairs takes a moment).
+
+    The claim's side needs no count when its shape names a technique, a hyphenated word with a
+    part the paper never writes, and the paper's side is a coined name: "prefix-tuning modules"
+    for the paper's "LoRA modules" (a small collection rarely has two papers writing either).
+    A coined name it must be: "target-side attention" for a paper's "self-attention", "ride-sharing
+    fleet" for its "Vehicle Fleet" are paraphrases (of those TL;DRs, 17 more were flagged with
+    any term of the paper's)."""
     said = lexical_words(claim)
     stems = {stem for _, stem in said}
     no_first, no_head = stems_of(_NO_FIRST), stems_of(_FUNCTION)
@@ -1631,25 +1685,61 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
     for first, head in sorted(read.pairs):
         if first not in stems and first not in no_first and len(first) > 2 and head not in no_head:
             theirs.setdefault(head, []).append(first)
+    compounds = _compounds(claim)
     counts: Phrases | None = None
     for (word, first), (head_word, head) in pairwise(said):
         if head not in theirs or first in no_first or first in named or len(first) < 3:
             continue
-        mine = _written(claim, word, head_word)
+        compound = compounds.get(word.lower())
+        parts = lexical_terms(compound) if compound else [first]
+        mine = f"{compound} {head_word}" if compound else _written(claim, word, head_word)
         at = claim.lower().find(mine.lower())
-        if stem_written(first, read.terms) or (at > 0 and _CONTRAST.search(claim[:at])):
+        # a hyphenated word right before the head ("prefix-tuning modules", not "off-the-shelf to enable")
+        shaped = bool(compound) and f"{compound} {head_word}".lower() in " ".join(claim.split()).lower()
+        if all(stem_written(p, read.terms) for p in parts) or (at > 0 and _CONTRAST.search(claim[:at])):
             continue
         if counts is None:
             counts = phrases()
-        if not counts.is_term(first, head):
+        if not (shaped or counts.is_term(first, head)):
             continue
         for other in theirs[head]:
             titled = (other, head) in read.title_pairs
-            if not _one_family(other, first) and (
-                (titled and counts.is_specific(other)) or counts.is_term(other, head)
-            ):
+            if _one_family(other, first):
+                continue
+            if shaped and _named_technique(read, other, head, counts):
+                return _swap_reason(read, (other, head), mine)
+            if not shaped and ((titled and counts.is_specific(other)) or counts.is_term(other, head)):
                 return _swap_reason(read, (other, head), mine)
     return ""
+
+
+# A hyphenated word ("prefix-tuning", "Mamba-style"): a name by its shape.
+_COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
+
+
+def _named_technique(read: _Read, other: str, head: str, counts: Phrases) -> bool:
+    """The paper writes ``other`` ``head`` side by side, ``other`` a coined name of one word, and
+    the two are a term of the collection ("LoRA modules"): a technique of the field, not the
+    paper's name for its own dataset ("the HHCD dataset", which a claim may well call
+    "self-collected") or a title's capitals ("INteractive Querying")."""
+    return (
+        counts.is_term(other, head)
+        and (other, head) in _side_by_side(read.text)
+        and other in _coined_stems(read.text)
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _coined_stems(text: str) -> frozenset[str]:
+    """The stems of the coined names ``text`` writes, each a name of one term ("lora" for LoRA;
+    not "base" for "LSTM-based")."""
+    stems = (lexical_terms(name) for name in coined_names(text))
+    return frozenset(one[0] for one in stems if len(one) == 1)
+
+
+def _compounds(text: str) -> dict[str, str]:
+    """``text``'s hyphenated words by their last part, lower case ("tuning": "prefix-tuning")."""
+    return {m.group(0).rsplit("-", 1)[1].lower(): m.group(0) for m in _COMPOUND.finditer(text)}
 
 
 def _one_family(a: str, b: str) -> bool:
@@ -1665,16 +1755,24 @@ def _written(text: str, first: str, head: str) -> str:
     return found.group(0) if found else f"{first} {head}"
 
 
-def _swap_reason(read: _Read, pair: tuple[str, str], mine: str) -> str:
-    """ "the paper says X, the claim Y: “sentence”", X as the paper's sentence (or title) writes it."""
+def _swap_reason(read: _Read, terms: tuple[str, ...], mine: str) -> str:
+    """ "the paper says X, the claim Y: “sentence”", X (``terms``, stems in a row) as the paper's
+    sentence (or title) writes it."""
     for sentence in read.sentences:
-        for (a, first), (b, head) in pairwise(lexical_words(sentence)):
-            if (first, head) == pair:
-                return f"the paper says {_written(sentence, a, b)}, the claim {mine}: “{sentence}”"
-    for (a, first), (b, head) in pairwise(lexical_words(read.text)):  # the title or the label
-        if (first, head) == pair:
-            return f"the paper says {_written(read.text, a, b)} (in its title), the claim {mine}"
-    return f"the paper says {' '.join(pair)}, the claim {mine}"
+        if theirs := _phrase_in(sentence, terms):
+            return f"the paper says {theirs}, the claim {mine}: “{sentence}”"
+    if theirs := _phrase_in(read.text, terms):  # the title or the label
+        return f"the paper says {theirs} (in its title), the claim {mine}"
+    return f"the paper says {' '.join(terms)}, the claim {mine}"
+
+
+def _phrase_in(text: str, terms: tuple[str, ...]) -> str:
+    """``terms`` (stems in a row) as ``text`` writes them, or ""."""
+    words, n = lexical_words(text), len(terms)
+    for i in range(len(words) - n + 1):
+        if tuple(stem for _, stem in words[i : i + n]) == terms:
+            return _written(text, words[i][0], words[i + n - 1][0])
+    return ""
 
 
 @dataclass

@@ -1288,3 +1288,72 @@ def test_a_win_the_paper_calls_narrow_turns_around_a_claim_that_calls_it_clear(c
 def test_a_word_just_after_the_name_or_a_size_after_a_word_is_no_missing_joined_name(claim, abstract):
     judged = judge(claim, paper("J2", abstract), TermWeights(weights={}, rare=frozenset()), AnswerSettings())
     assert not [m for m in judged.missing if " " in m]
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "says"),
+    [
+        (  # a quality and its negation, the word named as the reader wrote it
+            "Narrow models keep healthy hidden representations late in training.",
+            "Narrow models adopt degenerate hidden representations late in training.",
+            "the paper says degenerate, the claim healthy",
+        ),
+        (  # one technique named where the paper names another of its kind
+            "The draft model reads a quantized key cache to cut decoding latency.",
+            "The draft model reads a sparse key cache to cut decoding latency.",
+            "the paper says sparse, the claim quantized",
+        ),
+        (
+            "Pretrained transformers are converted into state space models at a fraction of the cost.",
+            "Pretrained transformers are converted into recurrent networks at a fraction of the cost.",
+            "the paper says recurrent, the claim state space",
+        ),
+        (  # the paper names the claim's kind too, in another form ("gated recurrent" for "LSTM")
+            "An LSTM unit is converted into a spiking network.",
+            "Convolutional spiking networks exist; we convert gated recurrent units into a spiking network.",
+            "",
+        ),
+    ],
+)
+def test_a_negated_quality_or_a_sibling_technique_turns_the_claim_around(claim, sentence, says):
+    from rag.answer.check import contradiction
+
+    found = contradiction(claim, [sentence])
+    assert found.startswith(says) if says else found == ""
+
+
+LORA_FIELD = [
+    paper(f"L{i}", f"We merge LoRA modules trained on task {i} into one adapter.", title=f"Adapters {i}")
+    for i in range(3)
+]
+COMPOSER = paper(
+    "P7",
+    "LoraMix assembles LoRA modules trained on other tasks to solve an unseen task from a few examples, "
+    "with no gradients.",
+    title="LoraMix: composing adapters",
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "swapped"),
+    [
+        # a hyphenated technique the paper never writes, where it names a technique of the field
+        ("LoraMix assembles prefix-tuning modules trained on other tasks for an unseen task [P7].", True),
+        # every part written by the paper: a paraphrase ("low-rank" for LoRA's own words)
+        ("LoraMix assembles task-trained modules for an unseen task from a few examples [P7].", False),
+        # a hyphenated word that is not right before the head names nothing there
+        ("LoraMix works off-the-shelf: modules trained on other tasks solve an unseen task [P7].", False),
+    ],
+)
+def test_a_hyphenated_technique_in_place_of_the_coined_one_the_paper_names_is_not_supported(claim, swapped):
+    papers = [COMPOSER, *LORA_FIELD, *_field(COMPOSER)[1:]]
+    (judged,) = Checker(FakeRetriever(papers), lambda: papers, AnswerSettings()).check(claim, "md").claims
+    assert ("the paper says LoRA modules, the claim prefix-tuning modules" in judged.reason) is swapped
+    assert (judged.verdict == NOT_SUPPORTED) is swapped
+
+
+def test_a_term_placed_over_something_is_no_contrast_but_improving_over_it_is():
+    from rag.answer.check import _CONTRAST
+
+    assert not _CONTRAST.search("TriForce drafts with its own weights over a ")
+    assert _CONTRAST.search("The agent improves over ")
