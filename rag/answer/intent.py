@@ -163,9 +163,11 @@ _MANY = (
     r"(?:papers|works|studies|researchers|authors)\b"
 )
 # "What evaluation methods does AdaSCALE use?" asks about one thing's methods (a factoid), unlike
-# "What methods do papers propose for pruning?".
+# "What methods do papers propose for pruning?"; so does "… compared in the SparseGPT paper?" (one
+# paper, named or not: "the recent paper on pruning"; "the recent work" is a body of work).
 _ABOUT_ONE = re.compile(
-    rf"^(?:does|did|do|is|was)\s+(?!{_MANY})|\b(?:the|this|that)\s+(?:paper|work|study|article)\b",
+    rf"^(?:does|did|do|is|was)\s+(?!{_MANY})|\b(?:the|this|that)\s+(?:paper|work|study|article)\b"
+    r"|\b(?:the|this|that)\s+(?:[\w.+-]+\s+){1,2}(?:paper|study|article)\b",
     re.IGNORECASE,
 )
 # "… do the papers propose for X": the many and their verb say nothing of the topic; X does.

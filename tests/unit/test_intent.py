@@ -194,6 +194,9 @@ def test_a_factoid_that_names_a_venue_stays_a_factoid(question):
         "What methods does the sandbagging detector rely on?",
         "Which existing methods does AdaSCALE beat?",
         "What data augmentation methods are used in the paper?",
+        "Which pruning methods were compared in the SparseGPT paper?",  # one named paper's methods
+        "Which decoding methods are used by the TriForce paper?",
+        "Which baselines methods does the recent study on pruning report?",
         "What recent papers are there?",  # no subject to list
         "What papers are there?",
         "What datasets do the papers use?",  # about the papers' contents, not a topic before "papers"
@@ -206,6 +209,12 @@ def test_a_factoid_that_names_a_venue_stays_a_factoid(question):
 )
 def test_methods_of_one_thing_and_a_listing_without_a_subject_are_not_listings(question):
     assert not classify(question).is_listing
+
+
+def test_a_body_of_work_named_by_its_subject_is_still_listed():
+    """ "the X work" is many papers; "the X paper" one."""
+    assert classify("Which methods are used in the recent work on pruning?").is_listing
+    assert classify("Which pruning methods do the surveyed papers use?").is_listing
 
 
 def test_where_the_papers_are_kept_is_no_part_of_a_topic():
