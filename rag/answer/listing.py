@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 from rag.answer.evidence import PaperEvidence, cite, gather
 from rag.answer.themes import group_by_theme
-from rag.retrieval.relevance import TermWeights
+from rag.retrieval.relevance import TermWeights, respelled
 from rag.text import papers_count, sentence_role, share_vocabulary
 
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
     from rag.records import Paper
     from rag.retrieval import PaperSearch
+    from rag.retrieval.topics import TopicSelection
     from rag.settings import AnswerSettings
 
 
@@ -170,3 +171,30 @@ def in_place(
         held = f"{held} ({span})" if held and span else held or span
         return None, "", f"No indexed paper is from {place}; the papers here are from {held}."
     return run_in(None, None), "", f"no indexed paper records {place}, so all are {instead}"
+
+
+def select_on(
+    topic: str,
+    venue: str | None,
+    year: int | None,
+    select: Callable[[str, str | None, int | None], TopicSelection],
+    retriever: PaperSearch,
+    instead: str = "searched",
+) -> tuple[str, TopicSelection | None, str, str]:
+    """:func:`in_place` for a topic's selection (``select(topic, venue, year)``), and the topic
+    selected on. A word of the topic that no paper writes, one letter away from one they do
+    ("contrastive lerning", "graph nueral networks"), adds nothing but noise to the selection:
+    the respelled topic is selected instead, and the note says how it was read ("read “lerning”
+    as “learning”"); if that finds nothing, the topic as written is. Listings and summaries alike."""
+
+    def run(on: str) -> tuple[TopicSelection | None, str, str]:
+        found = lambda selection: bool(selection.candidates)  # noqa: E731
+        return in_place(venue, year, lambda v, y: select(on, v, y), found, retriever, instead)
+
+    fixed, typos = respelled(topic, retriever.term_weights)
+    if typos:
+        selection, where, note = run(fixed)
+        if selection is not None and selection.hits:
+            read = "read " + ", ".join(f"“{typo}” as “{word}”" for typo, word in typos.items())
+            return fixed, selection, where, "; ".join(part for part in (read, note) if part)
+    return (topic, *run(topic))

@@ -25,7 +25,7 @@ from rag.answer.followup import resolve as resolve_follow_up
 from rag.answer.grounding import invented_figures, invented_names, unmet_claim, unmet_figures
 from rag.answer.intent import Intent, classify
 from rag.answer.language import needs_translation
-from rag.answer.listing import catalogue_answer, in_place, listing_answer
+from rag.answer.listing import catalogue_answer, in_place, listing_answer, select_on
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
 from rag.index.tokens import count_tokens
 from rag.llm.client import LLMHandle, read_reply, resolve_kind
@@ -186,11 +186,11 @@ class AnswerChain:
         terms = subfield_terms(self.llm, topic, self.settings) if self._has_model() else []
         if terms:
             run.timings["terms"] = time.perf_counter() - mark
-        selection, where, note = in_place(
+        topic, selection, where, note = select_on(
+            topic,
             intent.venue,
             intent.year,
-            lambda venue, year: self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms),
-            lambda selection: bool(selection.candidates),
+            lambda on, venue, year: self.retriever.select_topic(on, venue=venue, year=year, expansions=terms),
             self.retriever,
         )
         if selection is None:

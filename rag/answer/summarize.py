@@ -31,7 +31,7 @@ from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
 from rag.answer.grounding import unsupported_reason
 from rag.answer.intent import classify
-from rag.answer.listing import in_place
+from rag.answer.listing import select_on
 from rag.answer.summary import PaperNote, Summary, Theme
 from rag.answer.themes import UNNAMED, named_groups
 from rag.errors import BadInput, CitelineError
@@ -391,11 +391,11 @@ class Summarizer:
         # The topic's venue and year ("at NeurIPS 2019") scope it as a listing's: all papers when
         # none records one, nothing (and a note saying so) when none matches. (--venue and --year
         # filter inside select_topic; the CLI says when they leave nothing, as for ask.)
-        selection, _, scope = in_place(
+        topic, selection, _, scope = select_on(
+            topic,
             venue,
             year,
-            lambda venue, year: self.retriever.select_topic(topic, venue=venue, year=year, expansions=terms),
-            lambda selection: bool(selection.candidates),
+            lambda on, venue, year: self.retriever.select_topic(on, venue=venue, year=year, expansions=terms),
             self.retriever,
             instead="covered",
         )

@@ -1,5 +1,7 @@
 """The answer pipeline's decisions, through a fake retriever and a scripted model (no index)."""
 
+import pytest
+
 from rag.answer.pipeline import AnswerChain
 from rag.answer.refusal import refusal_sentence
 from rag.llm.client import LLMHandle
@@ -617,3 +619,31 @@ def test_a_count_taken_from_a_sentence_counting_other_things_is_withheld():
         answer = chain.ask(question)
         assert (answer.withheld == "the draft does not name what the question asks for") is withheld, reply
         assert answer.abstained is withheld, reply
+
+
+def test_a_topic_word_no_paper_writes_is_read_as_the_word_one_letter_away_and_the_listing_says_so():
+    chain = _listing_of(PAPERS)
+    typed = chain.ask("Which papers study watermrking?")
+    spelled = chain.ask("Which papers study watermarking?")
+    assert typed.mode == "listing" and typed.text.splitlines()[0].endswith(
+        "(read “watermrking” as “watermarking”):"
+    )
+    assert [c.paper.id for c in typed.citations] == [c.paper.id for c in spelled.citations]
+
+
+@pytest.mark.parametrize(
+    ("topic", "read"),
+    [
+        ("watermrking for audio", ("watermarking for audio", {"watermrking": "watermarking"})),
+        ("streaming banddits", ("streaming bandits", {"banddits": "bandits"})),
+        # an English word no paper writes is no typo ("quantization" of "quantitation"), nor a name
+        ("quantization", ("quantization", {})),
+        ("Wattermarking", ("Wattermarking", {})),
+        ("watermarking", ("watermarking", {})),
+    ],
+)
+def test_only_a_lower_case_word_no_paper_writes_and_no_dictionary_holds_is_respelled(topic, read):
+    from rag.retrieval.relevance import respelled
+
+    papers = [*PAPERS, paper("q1", "Quantitation of errors in watermark detectors.")]
+    assert respelled(topic, FakeRetriever(papers).term_weights) == read
