@@ -10,7 +10,7 @@ so a question in another language is classified after the pipeline translated it
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rag.text import lexical_terms
 
@@ -119,8 +119,9 @@ _NOUN_PAPERS = re.compile(
 # Words that point back at the conversation: "Anything on that?" has no topic of its own.
 _POINTING = frozenset("it its this that them these those they their him her same above former latter".split())
 # "What has been done on X?", "Show me everything on X", "Anything on X?", "What are the papers
-# about X?" (after "show me" is taken off). Only the nouns that name papers as such: "What are the
-# results of the ablation studies?" and "What are AdaSCALE's baseline methods?" ask about one paper.
+# about X?", "What is the recent work on X?" (after "show me" is taken off). Only the nouns that
+# name papers as such: "What are the results of the ablation studies?" and "What are AdaSCALE's
+# baseline methods?" ask about one paper.
 _AS_SUCH = r"(?:papers|works|publications|articles)"
 # Words before "papers" that rank, order or judge them rather than name a topic: "the best papers",
 # "the first papers", "the most cited papers", "the previous papers".
@@ -129,9 +130,11 @@ _NO_TOPIC = (
     r"|earlier|above|following|remaining|same"
     r"|similar|different|important|influential|seminal|key|notable|relevant|related|cited|compared)"
 )
+_RECENCY = r"(?:(?:recent|latest|newest|current)\s+)*"  # "the latest papers on X", "the recent work"
 _DONE_ON = re.compile(
     r"^\s*(?:what\s+(?:work\s+|research\s+)?(?:has|have)\s+been\s+done|everything|anything"
-    rf"|(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*{_AS_SUCH})\s+(?:on|about|regarding|concerning)\s+"
+    rf"|(?:what|which)\s+are\s+(?:all\s+|the\s+|some\s+)*{_RECENCY}{_AS_SUCH}"
+    rf"|what\s+is\s+(?:the\s+)?{_RECENCY}(?:work|research|literature))\s+(?:on|about|regarding|concerning)\s+"
     r"(?P<topic>.+)$",
     re.IGNORECASE,
 )
@@ -237,6 +240,7 @@ class Intent:
     topic: str = ""
     venue: str | None = None
     year: int | None = None
+    recent: bool = False  # a listing of "recent work on X": the latest years the papers span
 
     @property
     def is_listing(self) -> bool:
@@ -277,8 +281,20 @@ def _where_and_when(question: str) -> tuple[str, str | None, int | None]:
     return " ".join(question.split()), venue, year
 
 
+# A listing asked of recent work: "recent work on X", "the latest papers on X", "X this year".
+_RECENT = re.compile(r"\b(?:recent(?:ly)?|latest|newest|this\s+year)\b", re.IGNORECASE)
+
+
 def classify(question: str) -> Intent:
-    """The intent of an English question, with the topic (and venue/year) of a listing question."""
+    """The intent of an English question, with the topic (and venue/year) of a listing question,
+    and whether it asks for recent work (a year it names says when instead)."""
+    intent = _classify(question)
+    if intent.is_listing and intent.year is None and _RECENT.search(question):
+        return replace(intent, recent=True)
+    return intent
+
+
+def _classify(question: str) -> Intent:
     rest, venue, year = _where_and_when(question)
     rest = _PLEASE.sub("", _POLITE.sub("", rest)).strip() or rest
     if _JUST_PAPERS.match(rest) or _THERE_ON_LIST.match(rest):  # "papers", "What is there on the list?"

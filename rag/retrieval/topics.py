@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -78,6 +78,20 @@ class TopicSelection:
     def total(self) -> int:
         """How many papers the topic holds."""
         return len(self.hits)
+
+
+def recent_years(years: Sequence[int]) -> int | None:
+    """The first of the two latest years of ``years`` (the collection's), when it spans more than
+    two: "recent work" in ICLR 2017-2023 is 2022 and 2023; in one conference it is all of it."""
+    spanned = sorted(set(years))
+    return spanned[-2] if len(spanned) > 2 else None
+
+
+def since(selection: TopicSelection, year: int) -> TopicSelection:
+    """The selection's papers from ``year`` on, in the same order, and how many of them are likely."""
+    kept = [(i, hit) for i, hit in enumerate(selection.hits) if int(hit.paper.year or 0) >= year]
+    likely = None if selection.likely is None else sum(i < selection.likely for i, _ in kept)
+    return replace(selection, hits=[hit for _, hit in kept], likely=likely)
 
 
 # A one-word part ending like a noun is a topic of its own: "pruning, quantization and lottery

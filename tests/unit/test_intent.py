@@ -241,3 +241,17 @@ def test_how_many_papers_on_a_topic_is_a_listing_which_says_how_many(question, t
 def test_how_many_of_something_else_stays_a_factoid(question):
     intent = classify(question)
     assert not intent.is_listing and not intent.is_catalogue
+
+
+@pytest.mark.parametrize(
+    ("question", "recent"),
+    [
+        ("What is the recent work on watermarking?", True),
+        ("Which are the latest papers on GNNs?", True),
+        ("Which papers study watermarking?", False),
+        ("Which papers from 2023 study watermarking?", False),  # a year says when instead
+        ("What is recent about AdaSCALE?", False),  # no listing
+    ],
+)
+def test_a_listing_of_recent_or_latest_work_asks_for_the_latest_years(question, recent):
+    assert classify(question).recent is recent

@@ -647,3 +647,18 @@ def test_only_a_lower_case_word_no_paper_writes_and_no_dictionary_holds_is_respe
 
     papers = [*PAPERS, paper("q1", "Quantitation of errors in watermark detectors.")]
     assert respelled(topic, FakeRetriever(papers).term_weights) == read
+
+
+def test_recent_work_on_a_topic_over_several_years_lists_the_latest_two_and_says_which():
+    from dataclasses import replace
+
+    papers = [replace(p, year=2019 + i) for i, p in enumerate(PAPERS)]  # w1..w3: 2019-2021
+    papers += [
+        replace(paper(f"n{i}", f"We propose a watermarking scheme for model {i}."), year=2023 - i % 2)
+        for i in range(2)
+    ]
+    chain = _listing_of(papers)
+    recent = chain.ask("Which recent papers study watermarking?")
+    assert {c.paper.id for c in recent.citations} == {"n0", "n1"}
+    assert "from 2022–2023, the latest here" in recent.text.splitlines()[0]
+    assert {"w1", "w2", "w3"} <= {c.paper.id for c in chain.ask("Which papers study watermarking?").citations}
