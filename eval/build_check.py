@@ -611,12 +611,131 @@ DEV: list[tuple[str, str, str, str, str]] = [
     (C24, "GqDntYTTbk", "altered", "method",
      "Nectar pairs about 183k chat prompts with seven responses each, ranked by Claude 2 into 3.8 "
      "million pairwise comparisons, and was used to train Starling-7B"),
+    (C24, "GMalvQu0XL", "altered", "method",
+     "RAVEN pretrains a retrieval-augmented encoder-decoder by combining masked language modeling with "
+     "next-sentence prediction, and Fusion-in-Context Learning lets it use more demonstrations without retraining"),
+    (C24, "K1M3gLW0MX", "altered", "direction",
+     "Compared with full fine-tuning, LoRA reliably makes models less fair across gender, race and religion "
+     "subgroups, in both vision and language tasks"),
+    (C24, "0o95CVdNuz", "correct", "",
+     "Plain text queries are enough to pull hidden system prompts out of most LLMs with high probability, "
+     "and even deployed assistants such as ChatGPT and Claude 3 leak theirs despite defenses"),
+    (C24, "INivcBeIDK", "altered", "method",
+     "AutoDAN writes readable jailbreak prompts that slip past perplexity filters by pairing a genetic "
+     "algorithm over candidate tokens with controllable text generation"),
+    (C24, "F7aAhfitX6", "altered", "direction",
+     "The rare massive activations found in LLMs change substantially from one input to another and can be "
+     "removed without noticeably affecting the model"),
+    (C24, "SHMj84U5SH", "correct", "",
+     "Across 31 public LLMs, average scores on 12 benchmarks track almost linearly how well each model "
+     "compresses external text, which supports compression as an unsupervised evaluation metric"),
+    (C24, "wi9IffRhVM", "altered", "method",
+     "Planning tokens, which the model emits before every reasoning step and which are learned through "
+     "reinforcement learning, raise the accuracy of LLMs on math word problems"),
+    (C24, "kIoBbc76Sy", "altered", "direction",
+     "On RULER, long-context models that solve the vanilla needle-in-a-haystack test mostly hold their "
+     "accuracy as inputs lengthen, nearly all staying satisfactory at their claimed 32K context"),
+    (C24, "TRxQMpLUfD", "correct", "",
+     "Against a maximum random baseline, the best of several random classifiers, more than 20% of few-shot "
+     "in-context learning results that beat ordinary chance are no longer above chance"),
+    (C24, "nMAaCsCTCI", "altered", "method",
+     "Alignment with DPO is highly sensitive to noisy preference labels, and applying label smoothing to the "
+     "preferences substantially offsets the damage for some noise types"),
+    (C24, "PPTrmvEnpW", "altered", "direction",
+     "Injecting a derived player-skill vector into a character-level language model trained on chess games "
+     "makes it lose more games rather than fewer"),
+    (C24, "nGCMLATBit", "correct", "",
+     "With quirky models finetuned to err whenever the name Bob is in the prompt, middle-layer linear probes "
+     "still track the true answer even though the output is untruthful"),
+    (C24, "v74mJURD1L", "altered", "method",
+     "Best-of-Venom shows that planting a backdoor trigger phrase in 1-5% of training prompts lets an "
+     "attacker make an RLHF-tuned model mention a target entity with a chosen sentiment"),
+    (C24, "IPZ28ZqD4I", "altered", "direction",
+     "LLMs recover less often from glaring errors planted in their chain of thought than from subtle ones"),
+    (C24, "u2vAyMeLMm", "correct", "",
+     "Infini-gram answers unbounded n-gram queries over trillions of tokens in milliseconds using suffix "
+     "arrays instead of precomputed count tables, and its estimates can greatly lower neural LLM perplexity"),
+    (C24, "dJMTn3QOWO", "altered", "method",
+     "FAVA, trained on a human-annotated corpus of fine-grained hallucinations, beats ChatGPT and GPT-4 at "
+     "detecting hallucination types, and its suggested edits make generated text more factual"),
+    (C24, "YX7QnhxESU", "altered", "direction",
+     "Across arXiv, bioRxiv and Nature journals, LLM-modified writing grew fastest in mathematics papers, "
+     "while computer science papers showed the least modification"),
+    (C24, "CrzAj0kZjR", "correct", "",
+     "STaR-GATE rewards a Questioner model for clarifying questions that make good answers more likely, and "
+     "after two rounds its personalized responses are preferred on 72% of tasks"),
+    (C24, "soz1SEiPeq", "altered", "method",
+     "Eagle and Finch extend RWKV with multi-headed matrix-valued states and dynamic recurrence, trained on a "
+     "1.12 trillion-token multilingual corpus with a byte-pair-encoding tokenizer"),
+    (C24, "wS7PxDjy6m", "altered", "direction",
+     "The effective knowledge cutoffs of LLMs, estimated for each training resource, usually match the "
+     "cutoff dates that model developers report"),
+    (C24, "XGJBEeziEb", "correct", "",
+     "Data checklists, dataset unit tests grounded in V-information, recover known SNLI artifacts, uncover "
+     "new ones in preference data and enable filtering that makes alignment more data-efficient"),
+    (C24, "y6SqbJfCSk", "altered", "method",
+     "HGRN2 enlarges the recurrent state of hierarchically gated linear RNNs by adding a sliding-window "
+     "attention branch, which makes training hardware-efficient and consistently improves over HGRN"),
+    (C24, "y7JnjDcIQa", "altered", "direction",
+     "Models such as Llama and Mixtral adopt another model's suggested answer only when its explanation is "
+     "sound, and mostly disregard the input when the justification is poor"),
+    (C24, "60a1SAtH4e", "correct", "",
+     "Self-chats reveal that chatbots like LLaMA2-chat-70B drift away from their system prompt within eight "
+     "rounds, a drift tied to attention decay that split-softmax counteracts"),
+    (C24, "nI6JyFSnyV", "altered", "method",
+     "SKVQ reorders KV cache channels so that similar ones share a quantization group, applies a Hadamard "
+     "rotation within each group, and keeps recent tokens at high precision"),
+    (C24, "Ti67584b98", "altered", "direction",
+     "GPQA's questions turn out to be searchable: skilled non-experts given unrestricted web access for half "
+     "an hour reach about the accuracy of PhD-level domain experts"),
+    (C24, "ootI3ZO6TJ", "correct", "",
+     "Benchmarking over 60 LLMs on PolygloToxicityPrompts shows that toxicity rises with model size and in "
+     "lower-resource languages, while the particular preference-tuning method barely matters"),
+    (C24, "v3w2a7EInO", "altered", "method",
+     "CATS sparsifies LLM activations with a small trained predictor that chooses which MLP neurons to skip, "
+     "keeping about 99% of base performance at 50% sparsity without fine-tuning"),
+    (C24, "S7NVVfuRv8", "altered", "direction",
+     "Current LLMs reliably ignore retrieved passages that are semantically related to the question but "
+     "irrelevant, so such distractors rarely skew their answers"),
+    (C24, "3X2L2TFr0f", "correct", "",
+     "MiniCPM's warmup-stable-decay learning rate schedule supports continuous training and scaling studies "
+     "without retraining, and points to a far larger compute-optimal data-to-model ratio than Chinchilla's"),
+    (C24, "dj9x6JuiD5", "altered", "method",
+     "Temp-Lora keeps the context of a long generation in a temporary soft prompt trained on previously "
+     "generated text and discarded afterwards, instead of holding it all in the KV cache"),
+    (C24, "zZa7Ke7WAJ", "altered", "direction",
+     "Evaluating 51 LLMs on EvoEval, where HumanEval problems are evolved into new domains, leaves model "
+     "rankings essentially unchanged, suggesting standard coding leaderboards are trustworthy"),
+    (C24, "YfHxQSoaWU", "correct", "",
+     "In the FABLES study of book-length summaries, none of several LLM-based faithfulness raters agreed "
+     "strongly with human annotators, and they were especially weak at catching unfaithful claims"),
+    (C24, "TQdd1VhWbe", "altered", "method",
+     "Swallow adapts Llama 2 to Japanese by extending its vocabulary and continuing pretraining on "
+     "machine-translated English web text, with Japanese task scores rising steadily up to 100B tokens"),
+    (C24, "bnscREWUuc", "altered", "direction",
+     "Across 132 FLORES translation tasks, translation fine-tuning of TOWER models lowers quality for "
+     "languages not seen during fine-tuning, on average"),
+    (C24, "BaOAvPUyBO", "correct", "",
+     "Myopic training, which blocks gradients to past positions, reveals clear pre-caching on synthetic data "
+     "but mostly breadcrumbs in natural language modeling, with pre-caching growing as models scale"),
+    (C24, "5Nsl0nlStc", "altered", "method",
+     "PackLLM fuses arbitrary LLMs at test time by weighting each one according to its self-reported "
+     "confidence on the input prompt, beating other test-time fusion baselines"),
+    (C24, "eGCw1UVOhk", "altered", "direction",
+     "LMD3 finds that the density of training data around a test query does not predict how much finetuning "
+     "on paraphrases of that query improves performance"),
+    (C24, "sBxvoDhvao", "altered", "method",
+     "Trans-tokenization initializes a target language's token embeddings as weighted averages of similar "
+     "source-language embeddings, matched through unsupervised alignment of monolingual word embeddings"),
+    (C24, "UPyWLwciYz", "altered", "direction",
+     "Source-aware training lets LLMs cite the pretraining document behind an answer, and augmenting the "
+     "pretraining data turns out to be unnecessary for this attribution"),
 ]
 # fmt: on
 
 SPLITS = {"dev": DEV, "test": TEST}
 # A later round of claims starts new drafts, so the drafts scored before keep their claims.
-FRESH_FROM = {"dev": (74,)}
+FRESH_FROM = {"dev": (74, 134)}
 VERDICT = {"correct": "supported", "wrong": "not supported", "altered": "not supported", "uncited": "uncited"}
 
 
