@@ -54,9 +54,11 @@ papers_app = typer.Typer(
 app.add_typer(papers_app, name="papers")
 
 Collection = Annotated[
-    str | None,
+    list[str] | None,  # "-c a -c b" reads both, as "-c a,b" does
     typer.Option(
-        "--collection", "-c", help="Collection name; to read, several (a,b) or a glob ('icml*') work too."
+        "--collection",
+        "-c",
+        help="Collection name; to read, several (-c a -c b, or a,b) or a glob ('icml*') work too.",
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -96,6 +98,8 @@ def _cite_format(cite: str | None) -> str | None:
 def _settings(config: Path | None = None, **overrides):
     from rag import load_settings
 
+    if isinstance(overrides.get("collection"), list):  # -c given more than once: all of them
+        overrides["collection"] = ",".join(overrides["collection"])
     return load_settings(config_file=config).replace(**overrides)
 
 

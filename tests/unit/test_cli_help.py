@@ -50,3 +50,9 @@ def test_ask_all_asks_for_the_top_of_the_listing_settings_range():
     from rag.settings import MAX_PAPERS_RANGE
 
     assert MAX_PAPERS_RANGE[1] == cli.MOST_PAPERS
+
+
+def test_a_collection_option_given_twice_reads_both_collections():
+    """ "-c a -c b" read only b (the last value of a plain option): now both, as "-c a,b"."""
+    assert cli._settings(collection=["iclr2022", "iclr2023"]).collection == "iclr2022,iclr2023"
+    assert cli._settings(collection=None).collection == cli._settings().collection
