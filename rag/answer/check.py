@@ -32,6 +32,7 @@ from rag.text import (
     NAME_PATTERN,
     RESEARCH_FILLER,
     STOP_WORDS,
+    acronym_matches,
     acronym_singular,
     coined_names,
     has_name,
@@ -910,15 +911,16 @@ def claim_prompt(claim: str, sentences: list[str]) -> str:
 
 
 def _names(text: str, name: str) -> bool:
-    """``text`` writes ``name``, or the same acronym in the singular or plural, or inside a longer
-    acronym (a paper on MLLMs speaks of LLMs)."""
+    """``text`` writes ``name``, or the same acronym in the singular or plural, inside a longer
+    acronym (a paper on MLLMs speaks of LLMs), or spelled out ("large language models" for LLMs:
+    a claim may shorten what its paper writes in full)."""
     if has_name(text, name):
         return True
     core = acronym_singular(name)
     if not core.isupper():
         return has_name(text, core) or has_name(text, core + "s")
     acronyms = (w for w in names_written(text) if w.isupper() or w[:-1].isupper())
-    return any(core in written for written in acronyms)
+    return any(core in written for written in acronyms) or bool(acronym_matches(name, text))
 
 
 @functools.lru_cache(maxsize=8192)

@@ -1357,3 +1357,17 @@ def test_a_term_placed_over_something_is_no_contrast_but_improving_over_it_is():
 
     assert not _CONTRAST.search("TriForce drafts with its own weights over a ")
     assert _CONTRAST.search("The agent improves over ")
+
+
+def test_an_acronym_the_paper_spells_out_is_no_missing_name():
+    spelled = paper("P6", "Plain text queries extract hidden system prompts from large language models.")
+    claim = "Plain text queries extract hidden system prompts from most LLMs [P6]."
+    (judged,) = (
+        Checker(FakeRetriever([spelled]), lambda: [spelled], AnswerSettings()).check(claim, "md").claims
+    )
+    assert judged.verdict == SUPPORTED and "LLMs" not in judged.missing
+    shorter = paper("P6", "Plain text queries extract hidden system prompts from language models.")
+    (judged,) = (
+        Checker(FakeRetriever([shorter]), lambda: [shorter], AnswerSettings()).check(claim, "md").claims
+    )
+    assert "LLMs" in judged.missing
