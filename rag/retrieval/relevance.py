@@ -24,7 +24,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -43,6 +43,7 @@ class TermWeights:
     weights: dict[str, float]
     rare: frozenset[str]  # terms so rare in the collection that a match is a name match
     absent: frozenset[str] = frozenset()  # terms no chunk contains
+    chunks: dict[str, int] = field(default_factory=dict)  # how many chunks contain each term
     coined: frozenset[str] = frozenset()  # the query's coined names few candidates write
 
     @classmethod
@@ -55,7 +56,8 @@ class TermWeights:
         weights = {t: math.log(1 + (total - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
         limit = min(tuning.rare_term_max, max(2, round(tuning.rare_term_share * total)))
         rare = frozenset(t for t in weights if 0 < df.get(t, 0) <= limit)
-        return cls(weights, rare, frozenset(t for t in weights if not df.get(t, 0)))
+        absent = frozenset(t for t in weights if not df.get(t, 0))
+        return cls(weights, rare, absent, chunks={t: df.get(t, 0) for t in weights})
 
 
 @dataclass(frozen=True)
@@ -252,10 +254,17 @@ def papers_on(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:
 
 
 # --- spelling ------------------------------------------------------------------------------
-# A word as typed in lower case, letters only: "lerning", not "GPT-4" or "Gemma" (a name no paper
-# writes is no typo of "gamma").
-_SPELLED = re.compile(r"\b[a-z]{4,}\b")
+# A word as typed in lower case, letters only, six or more: "lerning", not "GPT-4" or "Gemma" (a
+# name no paper writes is no typo of "gamma"), nor a short name typed in lower case ("llava" is no
+# "llama", "vaes" no "saes", "sgld" no "sgd").
+_SPELLED = re.compile(r"\b[a-z]{6,}\b")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# British spellings and their American forms, which papers mostly write: "optimisation" is
+# "optimization" before any other word one letter away ("optimication").
+_BRITISH = ((r"is(?=ation|ing|e[ds]?\b)", "iz"), (r"ys(?=e[ds]?\b|ing)", "yz"), (r"our(?=s?\b)", "or"))
+# A word written by this many times more chunks than the typed one replaces it: one abstract's
+# typo ("optimzation") is no reason to leave everyone else's typo as typed.
+_MORE_COMMON = 10
 
 
 def _one_edit(word: str) -> list[str]:
@@ -270,31 +279,42 @@ def _one_edit(word: str) -> list[str]:
     ]
 
 
+def _american(word: str) -> list[str]:
+    """``word`` in American spelling, when it is British ("optimisation", "tumours")."""
+    return [changed for pattern, to in _BRITISH if (changed := re.sub(pattern, to, word)) != word]
+
+
 def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tuple[str, dict[str, str]]:
-    """``text`` with each word no indexed paper writes ("lerning") replaced by the word one letter
-    away from it that the most chunks write ("learning"), and what was replaced by what.
+    """``text`` with each misspelled word replaced by the English word one letter away (or its
+    American spelling) that the papers write, and what was replaced by what.
 
     A word no paper writes matches nothing, so it only blurs a topic; a typo is the likeliest
     reason, and a researcher expects "contrastive lerning" to list contrastive learning. Only
-    words of four lower-case letters or more (a capitalised or coined one is a name: "Gemma" is no
-    typo of "gamma") that no English word list holds: "quantization" in a list with no paper on
-    it is no typo of "quantitation", nor "audio" of "audit". Each is checked as the index reads
-    it (its stem), so "learnings" is no typo of "learning". The word list is read only for a word
-    no paper writes."""
-    words = [m.group(0) for m in _SPELLED.finditer(text)]
-    stems = {w: lexical_terms(w) for w in words}
-    unknown = weights_of([s[0] for s in stems.values() if len(s) == 1]).absent
+    lower-case words of six letters or more that no English word list holds (pyspellchecker's):
+    "quantization" in a list with no paper on it is no typo of "quantitation". The replacement
+    must be an English word (an American spelling may be any word), written by the papers (as the
+    index reads it, its stem) in :data:`_MORE_COMMON` times more chunks than the typed word: a
+    typo whose stem the papers write anyway ("reinforcment") is respelled too, for the meaning of
+    the question is searched as well as its words. The word list is read only for a word that
+    could be a typo."""
+    stems = {m.group(0): lexical_terms(m.group(0)) for m in _SPELLED.finditer(text)}
+    stems = {word: stem[0] for word, stem in stems.items() if len(stem) == 1}
+    typed = weights_of(list(set(stems.values()))).chunks
     fixed: dict[str, str] = {}
     for word, stem in stems.items():
-        if len(stem) != 1 or stem[0] not in unknown or _english(word):
+        if _english(word):
             continue
-        edits: dict[str, str] = {}  # stem of an edit -> the edit that first made it
-        for edit in _one_edit(word):
-            if len(terms := lexical_terms(edit)) == 1:
-                edits.setdefault(terms[0], edit)
-        weights = weights_of(list(edits))
-        if known := [t for t in edits if t not in weights.absent]:
-            fixed[word] = edits[min(known, key=lambda t: (weights.weights[t], t))]  # the commonest
+        edits: dict[str, list[str]] = {}  # stem of an edit -> its English edits, likeliest first
+        for edit in (*_american(word), *_one_edit(word)):
+            if len(terms := lexical_terms(edit)) == 1 and (edit in _american(word) or _english(edit)):
+                edits.setdefault(terms[0], []).append(edit)
+        chunks = weights_of(list(edits)).chunks if edits else {}
+        least = _MORE_COMMON * typed.get(stem, 0) or 1  # a typed word no paper writes: any will do
+        common = [t for t in edits if chunks.get(t, 0) >= least]
+        common += [t for t in edits if t == stem and typed.get(stem, 0)]  # the same stem: a spelling
+        if common:
+            best = max(common, key=lambda t: (t == stem, chunks.get(t, 0), t))
+            fixed[word] = edits[best][0]
     for word, edit in fixed.items():
         text = re.sub(rf"\b{word}\b", edit, text)
     return text, fixed
