@@ -661,7 +661,7 @@ _LACK_WORD = r"lack(?:s|ing|ed)?"
 # "no more than 5%" bounds a figure: it negates nothing and denies no need.
 _NOT_A_BOUND = r"(?!\s+(?:more|less|fewer)\s+than\b)"
 _NEGATION = re.compile(
-    rf"\b(?:not|no{_NOT_A_BOUND}|never|cannot|can't|don't|doesn't|didn't|isn't|aren't"
+    rf"\b(?:not|no{_NOT_A_BOUND}|zero(?!-)|never|cannot|can't|don't|doesn't|didn't|isn't|aren't"
     r"|neither|nor|fails? to|unable to"
     rf"|(?P<lack>{_LACK_WORD}))\b",
     re.I,
@@ -672,6 +672,9 @@ _LACK = re.compile(rf"\b{_LACK_WORD}\b", re.I)
 _NEED_DENIED = (
     rf"\b(?:requir\w*|needs?|needed)\s+no\b{_NOT_A_BOUND}"
     r"|\bno\s+need\s+(?:for|to|of)\b"
+    # "removing the need for vector quantization", "circumvent the need for any coefficient"
+    r"|\b(?:remov|eliminat|avoid|circumvent|obviat|bypass|sidestep|forgo)\w*\s+(?:the\s+|any\s+)?"
+    r"(?:need|requirement|necessity)s?\s+(?:for|to|of)\b"
 )
 _WITHOUT = re.compile(rf"\bwithout\b|{_NEED_DENIED}", re.I)
 _ASIDE = re.compile(r"\([^()]*\)")
@@ -878,6 +881,9 @@ def _unsaid(claim: str, names: list[str], paper: Paper, present: set[str]) -> li
     ]
     if not said or any(stem_written(t, present) for w in said for t in lexical_terms(w)):
         return []
+    won = any(t.startswith(_WON) for w in said for t in lexical_terms(w))
+    if won and any(t.startswith(_WON) for t in present):
+        return []  # "beats" where the paper "outperforms": a win said in other words
     return list(dict.fromkeys(said))
 
 
@@ -1142,7 +1148,7 @@ def _word_of(text: str, stem: str) -> str:
     """The word of ``text`` written from ``stem`` ("increased" for "increas"): a reason names words
     as the reader wrote them, not as the stemmer cut them."""
     if " " in stem:  # "fall short"
-        words = r"\s+".join(re.escape(part) for part in stem.split())
+        words = r"\w*\s+".join(re.escape(part) for part in stem.split())  # "variat autoencod"
         found = re.search(rf"\b{words}\w*", text, re.IGNORECASE)
         return found.group(0) if found else stem
     for found in re.finditer(r"\b[\w'’-]+", text):  # not "moreover" for "more"; "healthy" for "healthi"
