@@ -1005,7 +1005,7 @@ def contradiction(claim: str, evidence: list[str], closest: int = 2) -> str:
             continue
         if graded := _graded(claim, sentence):
             return f"the paper says {graded}: “{sentence}”"
-        if flipped := _negated(claim, sentence, evidence):
+        if flipped := _negated(claim, sentence, evidence) or _quality_denied(claim, sentence):
             return flipped
         if _compared_the_other_way(claim, sentence):
             return f"the paper compares the other way round: “{sentence}”"
@@ -1454,6 +1454,42 @@ def _negated(claim: str, sentence: str, evidence: Sequence[str] = ()) -> str:
                 negated = who == "the claim"
                 if not any(_says(other, run, negated) for other in evidence if other != sentence):
                     return f"{who} negates what the other states: “{sentence}”"
+    return ""
+
+
+# "a proxy that is not stable", "is not a plug-and-play framework": a quality denied of a thing
+# (the word before the verb, or the one after the quality). Not "non-X": "non-convex functions"
+# is a term of its own, and an authors' TL;DR was turned around by a paper's "convex function".
+_DENIED_QUALITY = re.compile(
+    r"\b(?P<thing>[\w-]+)\s+(?:(?:that|which)\s+)?(?:is|are|was|were|remains?|stays?)\s+not\s+"
+    r"(?:(?:a|an|the|very|always|particularly)\s+)*(?P<quality>[\w-]+)(?:\s+(?P<after>[\w-]+))?",
+    re.IGNORECASE,
+)
+_QUALITY_REACH = 3  # content words between the paper's quality and the thing it qualifies
+
+
+def _quality_denied(claim: str, sentence: str) -> str:
+    """The claim denies a quality ("the proxy is not stable") that the sentence, in its own
+    voice, gives the same thing ("a stable proxy", "the proxy is stable"): the quality at most
+    :data:`_QUALITY_REACH` words before the thing, or just after it. The thing is the word before
+    the verb, or the noun after the quality ("is not a plug-and-play framework"). :func:`_negated`
+    needs three words in a row after a negation, and a quality is one."""
+    if not _in_own_voice(sentence):
+        return ""
+    theirs = _sequence(sentence)
+    for match in _DENIED_QUALITY.finditer(claim):
+        quality = match.group("quality")
+        things = [match.group(g) for g in ("thing", "after") if match.group(g)]
+        q = _sequence(quality)
+        if len(q) != 1 or q[0] in stems_of(_NO_ANCHOR):
+            continue
+        for thing in things:
+            t = _sequence(thing)
+            if len(t) != 1 or t[0] in stems_of(_NO_ANCHOR) or t == q:
+                continue
+            for i, term in enumerate(theirs):
+                if term == t[0] and q[0] in theirs[max(0, i - _QUALITY_REACH) : i + 2]:
+                    return f"the claim denies what the paper states: “{sentence}”"
     return ""
 
 

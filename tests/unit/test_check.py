@@ -1416,3 +1416,20 @@ def test_a_win_in_other_words_is_said_by_the_paper():
             Checker(FakeRetriever([cited]), lambda: [cited], AnswerSettings()).check(claim, "md").claims
         )
         assert judged.verdict == SUPPORTED, (verb, judged.reason)
+
+
+@pytest.mark.parametrize(
+    ("claim", "denied"),
+    [
+        ("The target direction comes from a proxy that is not stable.", True),
+        ("The proxy's black-box detection is not reliable.", True),
+        ("The proxy is stable.", False),
+        ("The proxy is not expensive.", False),  # a quality the paper does not give it
+        ("Training is not stable without the proxy.", False),  # said of another thing
+    ],
+)
+def test_a_quality_denied_of_what_the_paper_gives_it_turns_the_claim_around(claim, denied):
+    from rag.answer.check import contradiction
+
+    sentence = "The target direction comes from a stable proxy, enabling reliable black-box detection."
+    assert ("denies what the paper states" in contradiction(claim, [sentence])) is denied
