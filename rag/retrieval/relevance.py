@@ -306,6 +306,8 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
             continue
         edits: dict[str, list[str]] = {}  # stem of an edit -> its English edits, likeliest first
         for edit in (*_american(word), *_one_edit(word)):
+            if edit.startswith(word) or word.startswith(edit):  # an ending added or dropped:
+                continue  # "backdoors" is no typo of "backdoor", nor "imagen" of "image"
             if len(terms := lexical_terms(edit)) == 1 and (edit in _american(word) or _english(edit)):
                 edits.setdefault(terms[0], []).append(edit)
         chunks = weights_of(list(edits)).chunks if edits else {}

@@ -640,6 +640,7 @@ def test_a_topic_word_no_paper_writes_is_read_as_the_word_one_letter_away_and_th
         ("quantization", ("quantization", {})),
         ("Wattermarking", ("Wattermarking", {})),
         ("watermarking", ("watermarking", {})),
+        ("watermarks", ("watermarks", {})),  # an ending is no typo
     ],
 )
 def test_only_a_lower_case_word_no_paper_writes_and_no_dictionary_holds_is_respelled(topic, read):
