@@ -838,28 +838,19 @@ def _read(paper: Paper) -> _Read:
     )
 
 
-def _runs(text: str) -> list[tuple[str, ...]]:
-    """``text``'s lexical terms in runs written side by side, a stop word or punctuation ending
-    each ("dynamic sparse KV cache" and "retrieval" in "dynamic sparse KV cache via retrieval")."""
-    runs: list[tuple[str, ...]] = []
-    current: list[str] = []
-    for token in re.findall(r"[\w'’-]+|[^\w\s]", text):
-        stems = lexical_terms(token) if re.match(r"\w", token) else []
-        if stems:
-            current.extend(stems)  # "Value-guided": one token, two terms
-        elif current:
-            runs.append(tuple(current))
-            current = []
-    if current:
-        runs.append(tuple(current))
-    return runs
-
-
 def _side_by_side(text: str) -> frozenset[tuple[str, str]]:
     """Pairs of lexical terms ``text`` writes next to each other, with no stop word or punctuation
     between ("value model" in "Don't throw away your value model!", not "matters learning" in
     "Why memory matters for learning")."""
-    return frozenset(pair for run in _runs(text) for pair in pairwise(run))
+    pairs: set[tuple[str, str]] = set()
+    previous: list[str] = []
+    for token in re.findall(r"[\w'’-]+|[^\w\s]", text):
+        stems = lexical_terms(token) if re.match(r"\w", token) else []
+        pairs.update(pairwise(stems))  # "Value-guided"
+        if previous and stems:
+            pairs.add((previous[-1], stems[0]))
+        previous = stems
+    return frozenset(pairs)
 
 
 def _unsaid(claim: str, names: list[str], paper: Paper, present: set[str]) -> list[str]:
