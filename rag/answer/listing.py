@@ -182,8 +182,8 @@ def select_on(
     instead: str = "searched",
 ) -> tuple[str, TopicSelection | None, str, str]:
     """:func:`in_place` for a topic's selection (``select(topic, venue, year)``), and the topic
-    selected on. A word of the topic that no paper writes, one letter away from one they do
-    ("contrastive lerning", "graph nueral networks"), adds nothing but noise to the selection:
+    selected on. A misspelled word of the topic ("contrastive lerning", "graph nueral networks";
+    see :func:`rag.retrieval.relevance.respelled`) matches no paper and blurs the topic's meaning:
     the respelled topic is selected instead, and the note says how it was read ("read “lerning”
     as “learning”"); if that finds nothing, the topic as written is. Listings and summaries alike."""
 

@@ -196,7 +196,8 @@ class AnswerChain:
         )
         if selection is None:
             return _Draft(note, "abstained")
-        if intent.recent and (first := recent_years(self.retriever.years())) is not None:
+        recent = intent.recent and not self.settings.year  # --year says when instead
+        if recent and (first := recent_years(self.retriever.years())) is not None:
             selection = since(selection, first)  # "recent work on X" over several years: the latest two
             latest = max(self.retriever.years())
             note = "; ".join(part for part in (f"from {first}–{latest}, the latest here", note) if part)
