@@ -393,3 +393,21 @@ def test_in_a_short_list_a_term_the_model_named_that_a_tenth_of_the_papers_use_a
     named = [["infer", "attack"]]
     _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, named, tuning=TUNING)
     assert core[9:12].all() and not core[:5].any()
+
+
+def test_in_a_short_list_papers_writing_every_word_of_an_unnamed_topic_near_it_are_listed_alone():
+    """No phrase, no rare word (each word in a fifth of the list): the three papers writing them all
+    and near the topic are listed, not the ten far from it, nor what a core would reach."""
+    from rag.retrieval.topics import score_papers
+
+    topic, vectors, terms = _conference(6, {}, n=57)
+    basis = np.eye(32, dtype=np.float32)
+    for i in range(13):
+        terms[i] = ["detect", "distribut", "out", f"w{i}"]  # every word, never in the topic's order
+        # the first three near the topic (robust z 1-2, under a core's dense match), the rest away
+        vectors[i] = (0.3 if i < 3 else -0.2) * basis[0] + basis[1 + i]
+    vectors[:13] /= np.linalg.norm(vectors[:13], axis=1, keepdims=True)
+    parts_terms = [["out", "distribut", "detect"]]
+    score, core, details = score_papers(topic[None, :], parts_terms, vectors, terms, tuning=TUNING)
+    assert core.sum() == 1  # one core paper: nothing is learned from the others
+    assert set(selected(score, core, details["z"], details["joined"], tuning=TUNING)) == {0, 1, 2}
