@@ -585,10 +585,9 @@ _OPPOSITES = [
     ("success", "failur"), ("synchron", "asynchron"), ("strengthen", "weaken"), ("benefit", "harm"),
     ("help", "harm"), ("littl", "most"), ("still", "no longer"), ("improv", "lower"), ("posit", "negat"),
     # qualities and their negations ("healthy" / "degenerate", "stable" / "unstable")
-    ("healthi", "degener"), ("stabl", "unstabl"), ("consist", "inconsist"), ("accur", "inaccur"),
-    ("effici", "ineffici"), ("reliabl", "unreli"),
-    ("safe", "unsaf"), ("fair", "unfair"), ("seen", "unseen"), ("supervis", "unsupervis"),
-    ("affect", "unaffect"),
+    # (not "consistent": its stem is that of "consists of"; nor "seen" of "as seen in Table 2")
+    ("healthi", "degener"), ("stabl", "unstabl"), ("accur", "inaccur"), ("effici", "ineffici"),
+    ("reliabl", "unreli"), ("safe", "unsaf"), ("fair", "unfair"), ("affect", "unaffect"),
 ]  # fmt: skip
 # Techniques of one kind, none the other: a claim naming one where its paper names another in the
 # same words ("a quantized KV cache" / "a sparse KV cache", "into state space models" / "into
@@ -596,8 +595,8 @@ _OPPOSITES = [
 _SIBLINGS = (
     (("quantiz",), ("spars", "sparsiti"), ("prune",), ("distil",)),  # ways to make a model smaller
     (
-        ("state space", "ssm", "ssms"),
-        ("recurr", "rnn", "rnns", "lstm", "lstms", "gru"),
+        ("state space", "state-spac", "ssm", "ssms"),
+        ("recurr", "rnn", "rnns", "lstm", "lstms", "gru", "grus"),
         ("convolut", "cnn", "cnns"),
     ),
     (("diffus",), ("autoregress",), ("gan", "generat adversari"), ("vae", "variat autoencod")),
@@ -661,7 +660,8 @@ _LACK_WORD = r"lack(?:s|ing|ed)?"
 # "no more than 5%" bounds a figure: it negates nothing and denies no need.
 _NOT_A_BOUND = r"(?!\s+(?:more|less|fewer)\s+than\b)"
 _NEGATION = re.compile(
-    rf"\b(?:not|no{_NOT_A_BOUND}|zero(?!-)|never|cannot|can't|don't|doesn't|didn't|isn't|aren't"
+    rf"\b(?:not|no{_NOT_A_BOUND}|never|cannot|can't|don't|doesn't|didn't|isn't|aren't"
+    r"|(?:incur\w*|add\w*|introduc\w*|with|has|have|having)\s+zero(?![\s-]+shot)"  # "incurs zero latency"
     r"|neither|nor|fails? to|unable to"
     rf"|(?P<lack>{_LACK_WORD}))\b",
     re.I,
@@ -838,6 +838,7 @@ def _read(paper: Paper) -> _Read:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def _side_by_side(text: str) -> frozenset[tuple[str, str]]:
     """Pairs of lexical terms ``text`` writes next to each other, with no stop word or punctuation
     between ("value model" in "Don't throw away your value model!", not "matters learning" in
@@ -1449,11 +1450,13 @@ def _negated(claim: str, sentence: str, evidence: Sequence[str] = ()) -> str:
 
 
 # "a proxy that is not stable", "is not a plug-and-play framework": a quality denied of a thing
-# (the word before the verb, or the one after the quality). Not "non-X": "non-convex functions"
-# is a term of its own, and an authors' TL;DR was turned around by a paper's "convex function".
+# (the word before the verb, or the one after the quality), the clause ending with it. Not
+# "non-X": "non-convex functions" is a term of its own, and an authors' TL;DR was turned around by
+# a paper's "convex function".
 _DENIED_QUALITY = re.compile(
     r"\b(?P<thing>[\w-]+)\s+(?:(?:that|which)\s+)?(?:is|are|was|were|remains?|stays?)\s+not\s+"
-    r"(?:(?:a|an|the|very|always|particularly)\s+)*(?P<quality>[\w-]+)(?:\s+(?P<after>[\w-]+))?",
+    r"(?:(?:a|an|the|very|always|particularly)\s+)*(?P<quality>[\w-]+)(?:\s+(?P<after>[\w-]+))?"
+    r"(?=\s*(?:[,.;:)]|\b(?:and|but)\b|$))",  # the clause ends there: "not trained on ImageNet" says more
     re.IGNORECASE,
 )
 _QUALITY_REACH = 3  # content words between the paper's quality and the thing it qualifies
@@ -1720,17 +1723,15 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
     for first, head in sorted(read.pairs):
         if first not in stems and first not in no_first and len(first) > 2 and head not in no_head:
             theirs.setdefault(head, []).append(first)
-    compounds = _compounds(claim)
     counts: Phrases | None = None
     for (word, first), (head_word, head) in pairwise(said):
         if head not in theirs or first in no_first or first in named or len(first) < 3:
             continue
-        compound = compounds.get(word.lower())
+        compound = _compound_before(claim, word, head_word)
         parts = lexical_terms(compound) if compound else [first]
         mine = f"{compound} {head_word}" if compound else _written(claim, word, head_word)
         at = claim.lower().find(mine.lower())
-        # a hyphenated word right before the head ("prefix-tuning modules", not "off-the-shelf to enable")
-        shaped = bool(compound) and f"{compound} {head_word}".lower() in " ".join(claim.split()).lower()
+        shaped = bool(compound)  # right before its head: "prefix-tuning modules"
         if all(stem_written(p, read.terms) for p in parts) or (at > 0 and _CONTRAST.search(claim[:at])):
             continue
         if counts is None:
@@ -1746,10 +1747,6 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
             if not shaped and ((titled and counts.is_specific(other)) or counts.is_term(other, head)):
                 return _swap_reason(read, (other, head), mine)
     return ""
-
-
-# A hyphenated word ("prefix-tuning", "Mamba-style"): a name by its shape.
-_COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 
 
 def _named_technique(read: _Read, other: str, head: str, counts: Phrases) -> bool:
@@ -1772,9 +1769,11 @@ def _coined_stems(text: str) -> frozenset[str]:
     return frozenset(one[0] for one in stems if len(one) == 1)
 
 
-def _compounds(text: str) -> dict[str, str]:
-    """``text``'s hyphenated words by their last part, lower case ("tuning": "prefix-tuning")."""
-    return {m.group(0).rsplit("-", 1)[1].lower(): m.group(0) for m in _COMPOUND.finditer(text)}
+def _compound_before(claim: str, word: str, head: str) -> str:
+    """The hyphenated word of ``claim`` ending in ``word`` right before ``head`` ("prefix-tuning"
+    in "prefix-tuning modules"), or "": a name by its shape."""
+    found = re.search(rf"\b((?:[A-Za-z]+-)+{re.escape(word)})\s+{re.escape(head)}\b", claim, re.IGNORECASE)
+    return found.group(1) if found else ""
 
 
 def _one_family(a: str, b: str) -> bool:
