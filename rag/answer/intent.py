@@ -166,13 +166,15 @@ _MANY = (
     r"(?:papers|works|studies|researchers|authors)\b"
 )
 # "What evaluation methods does AdaSCALE use?" asks about one thing's methods (a factoid), unlike
-# "What methods do papers propose for pruning?"; so does "… compared in the SparseGPT paper?" (one
-# paper, named or not: "the recent paper on pruning"; "the recent work" is a body of work).
+# "What methods do papers propose for pruning?".
 _ABOUT_ONE = re.compile(
-    rf"^(?:does|did|do|is|was)\s+(?!{_MANY})|\b(?:the|this|that)\s+(?:paper|work|study|article)\b"
-    r"|\b(?:the|this|that)\s+(?:[\w.+-]+\s+){1,2}(?:paper|study|article)\b",
+    rf"^(?:does|did|do|is|was)\s+(?!{_MANY})|\b(?:the|this|that)\s+(?:paper|work|study|article)\b",
     re.IGNORECASE,
 )
+# So do methods "compared in the SparseGPT paper" (one paper, named or not: "the recent paper on
+# pruning"; "the recent work" is a body of work). Only of methods: "Which GNN papers build on the
+# original GCN paper?" lists papers.
+_ONE_NAMED = re.compile(r"\b(?:the|this|that)\s+(?:[\w.+-]+\s+){1,2}(?:paper|study|article)\b", re.IGNORECASE)
 # "… do the papers propose for X": the many and their verb say nothing of the topic; X does.
 _THEY_VERB = re.compile(rf"^(?:do|did|does|have|had)\s+{_MANY}\s+[\w-]+\s*(?P<more>.*)$", re.IGNORECASE)
 # Modifier words that say how many or which ones, not what about: "Which two papers…", "What other…".
@@ -281,15 +283,21 @@ def _where_and_when(question: str) -> tuple[str, str | None, int | None]:
     return " ".join(question.split()), venue, year
 
 
-# A listing asked of recent work: "recent work on X", "the latest papers on X", "X this year".
-_RECENT = re.compile(r"\b(?:recent(?:ly)?|latest|newest|this\s+year)\b", re.IGNORECASE)
+# A listing asked of recent work: "recent work on X", "the latest papers on X" (not "forgetting of
+# recently learned tasks", "latest-iterate convergence": words of the topic).
+_RECENT = re.compile(r"\b(?:recent(?:ly)?|latest|newest)\b", re.IGNORECASE)
 
 
 def classify(question: str) -> Intent:
     """The intent of an English question, with the topic (and venue/year) of a listing question,
     and whether it asks for recent work (a year it names says when instead)."""
     intent = _classify(question)
-    if intent.is_listing and intent.year is None and _RECENT.search(question):
+    if (
+        intent.is_listing
+        and intent.year is None
+        and _RECENT.search(question)
+        and not _RECENT.search(intent.topic)
+    ):
         return replace(intent, recent=True)
     return intent
 
@@ -352,7 +360,9 @@ def _modified(match: re.Match[str], venue: str | None, year: int | None) -> Inte
     if not raw and not weak:
         return None
     held = _HOLDINGS.fullmatch(rest.strip(" ?.!"))  # "Which recent papers do you have?"
-    if not held and _ABOUT_ONE.search(rest):  # "What prior works does AdaSCALE compare to?"
+    if not held and (
+        _ABOUT_ONE.search(rest) or (weak and _ONE_NAMED.search(rest))
+    ):  # "What prior works does AdaSCALE compare to?"
         return Intent("factoid")
     if they := _THEY_VERB.match(rest):
         rest = they.group("more")

@@ -33,7 +33,7 @@ from rag.records import Answer, Hit, Paper, Turn
 from rag.resources import answer_system_prompt, prompt_text
 from rag.retrieval import PaperSearch
 from rag.retrieval.relevance import topic_of
-from rag.retrieval.topics import recent_years, since
+from rag.retrieval.topics import since_recent
 from rag.settings import Settings
 from rag.text import checked_query, lexical_terms, without_keys
 
@@ -196,11 +196,9 @@ class AnswerChain:
         )
         if selection is None:
             return _Draft(note, "abstained")
-        recent = intent.recent and not self.settings.year  # --year says when instead
-        if recent and (first := recent_years(self.retriever.years())) is not None:
-            selection = since(selection, first)  # "recent work on X" over several years: the latest two
-            latest = max(self.retriever.years())
-            note = "; ".join(part for part in (f"from {first}–{latest}, the latest here", note) if part)
+        if intent.recent and not self.settings.year:  # --year says when instead
+            selection, said = since_recent(selection)  # "recent work on X" over several years
+            note = "; ".join(part for part in (said, note) if part)
         run.found, run.likely = selection.total, selection.likely
         run.hits = selection.hits[: run.shown]
         if not run.hits:

@@ -80,18 +80,21 @@ class TopicSelection:
         return len(self.hits)
 
 
-def recent_years(years: Sequence[int]) -> int | None:
-    """The first of the two latest years of ``years`` (the collection's), when it spans more than
-    two: "recent work" in ICLR 2017-2023 is 2022 and 2023; in one conference it is all of it."""
-    spanned = sorted(set(years))
-    return spanned[-2] if len(spanned) > 2 else None
-
-
-def since(selection: TopicSelection, year: int) -> TopicSelection:
-    """The selection's papers from ``year`` on, in the same order, and how many of them are likely."""
-    kept = [(i, hit) for i, hit in enumerate(selection.hits) if int(hit.paper.year or 0) >= year]
+def since_recent(selection: TopicSelection) -> tuple[TopicSelection, str]:
+    """The selection's papers from the two latest years its papers span, in the same order (how
+    many of them are likely counted again), and a note saying which years ("from 2022–2023, the
+    latest here"). Unchanged, and no note, when they span two years or fewer (one conference);
+    when no paper has a year, it says so. The years are the selection's own, so a venue or a
+    filter that leaves older papers keeps their latest ones."""
+    years = sorted({int(hit.paper.year) for hit in selection.hits if hit.paper.year})
+    if len(years) <= 2:
+        return selection, "" if years or not selection.hits else "no paper here records a year"
+    first, latest = years[-2], years[-1]
+    kept = [(i, hit) for i, hit in enumerate(selection.hits) if int(hit.paper.year or 0) >= first]
     likely = None if selection.likely is None else sum(i < selection.likely for i, _ in kept)
-    return replace(selection, hits=[hit for _, hit in kept], likely=likely)
+    return replace(
+        selection, hits=[hit for _, hit in kept], likely=likely
+    ), f"from {first}–{latest}, the latest here"
 
 
 # A one-word part ending like a noun is a topic of its own: "pruning, quantization and lottery

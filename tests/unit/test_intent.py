@@ -212,9 +212,10 @@ def test_methods_of_one_thing_and_a_listing_without_a_subject_are_not_listings(q
 
 
 def test_a_body_of_work_named_by_its_subject_is_still_listed():
-    """ "the X work" is many papers; "the X paper" one."""
+    """ "the X work" is many papers; "the X paper" one, but papers building on it are many."""
     assert classify("Which methods are used in the recent work on pruning?").is_listing
     assert classify("Which pruning methods do the surveyed papers use?").is_listing
+    assert classify("Which GNN papers build on the original GCN paper?").is_listing
 
 
 def test_where_the_papers_are_kept_is_no_part_of_a_topic():
@@ -251,6 +252,7 @@ def test_how_many_of_something_else_stays_a_factoid(question):
         ("Which papers study watermarking?", False),
         ("Which papers from 2023 study watermarking?", False),  # a year says when instead
         ("What is recent about AdaSCALE?", False),  # no listing
+        ("Which papers study forgetting of recently learned tasks?", False),  # a word of the topic
     ],
 )
 def test_a_listing_of_recent_or_latest_work_asks_for_the_latest_years(question, recent):

@@ -663,3 +663,13 @@ def test_recent_work_on_a_topic_over_several_years_lists_the_latest_two_and_says
     assert {c.paper.id for c in recent.citations} == {"n0", "n1"}
     assert "from 2022–2023, the latest here" in recent.text.splitlines()[0]
     assert {"w1", "w2", "w3"} <= {c.paper.id for c in chain.ask("Which papers study watermarking?").citations}
+
+
+def test_recent_work_is_the_latest_years_of_the_papers_on_the_topic_not_of_the_whole_list():
+    from dataclasses import replace
+
+    papers = [replace(p, year=2019 + i) for i, p in enumerate(PAPERS[:3])]  # watermarking: 2019-2021
+    papers += [replace(p, year=2023) for p in PAPERS[3:]]  # the rest of the list is newer
+    recent = _listing_of(papers).ask("Which recent papers study watermarking?")
+    assert {c.paper.id for c in recent.citations} == {"w2", "w3"}
+    assert "from 2020–2021, the latest here" in recent.text.splitlines()[0]
