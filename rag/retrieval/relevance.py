@@ -262,9 +262,6 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # British spellings and their American forms, which papers mostly write: "optimisation" is
 # "optimization" before any other word one letter away ("optimication").
 _BRITISH = ((r"is(?=ation|ing|e[ds]?\b)", "iz"), (r"ys(?=e[ds]?\b|ing)", "yz"), (r"our(?=s?\b)", "or"))
-# A word written by this many times more chunks than the typed one replaces it: one abstract's
-# typo ("optimzation") is no reason to leave everyone else's typo as typed.
-_MORE_COMMON = 10
 
 
 def _one_edit(word: str) -> list[str]:
@@ -290,33 +287,31 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
 
     A word no paper writes matches nothing, so it only blurs a topic; a typo is the likeliest
     reason, and a researcher expects "contrastive lerning" to list contrastive learning. Only
-    lower-case words of six letters or more that no English word list holds (pyspellchecker's):
-    "quantization" in a list with no paper on it is no typo of "quantitation". The replacement
-    must be an English word (an American spelling may be any word), written by the papers (as the
-    index reads it, its stem) in :data:`_MORE_COMMON` times more chunks than the typed word: a
-    typo whose stem the papers write anyway ("reinforcment") is respelled too, for the meaning of
-    the question is searched as well as its words. The word list is read only for a word that
-    could be a typo."""
+    lower-case words of six letters or more whose stem no chunk holds and that no English word
+    list holds (pyspellchecker's): "quantization" in a list with no paper on it is no typo of
+    "quantitation". The replacement must be an English word (an American spelling may be any
+    word) whose stem the papers write, the commonest; an ending added or dropped is no typo. A
+    word the papers write is left as typed ("mixtral" is no typo of "mistral", whichever is
+    commoner), so the word list is read only when a word is written by no paper."""
     stems = {m.group(0): lexical_terms(m.group(0)) for m in _SPELLED.finditer(text)}
     stems = {word: stem[0] for word, stem in stems.items() if len(stem) == 1}
-    typed = weights_of(list(set(stems.values()))).chunks
+    if not stems:
+        return text, {}
+    absent = weights_of(list(set(stems.values()))).absent
     fixed: dict[str, str] = {}
     for word, stem in stems.items():
-        if _english(word):
+        if stem not in absent or _english(word):
             continue
+        american = _american(word)
         edits: dict[str, list[str]] = {}  # stem of an edit -> its English edits, likeliest first
-        for edit in (*_american(word), *_one_edit(word)):
+        for edit in (*american, *_one_edit(word)):
             if edit.startswith(word) or word.startswith(edit):  # an ending added or dropped:
                 continue  # "backdoors" is no typo of "backdoor", nor "imagen" of "image"
-            if len(terms := lexical_terms(edit)) == 1 and (edit in _american(word) or _english(edit)):
+            if len(terms := lexical_terms(edit)) == 1 and (edit in american or _english(edit)):
                 edits.setdefault(terms[0], []).append(edit)
         chunks = weights_of(list(edits)).chunks if edits else {}
-        least = _MORE_COMMON * typed.get(stem, 0) or 1  # a typed word no paper writes: any will do
-        common = [t for t in edits if chunks.get(t, 0) >= least]
-        common += [t for t in edits if t == stem and typed.get(stem, 0)]  # the same stem: a spelling
-        if common:
-            best = max(common, key=lambda t: (t == stem, chunks.get(t, 0), t))
-            fixed[word] = edits[best][0]
+        if written := [t for t in edits if chunks.get(t, 0)]:
+            fixed[word] = edits[max(written, key=lambda t: (chunks[t], t))][0]  # the commonest
     for word, edit in fixed.items():
         text = re.sub(rf"\b{word}\b", edit, text)
     return text, fixed

@@ -641,6 +641,7 @@ def test_a_topic_word_no_paper_writes_is_read_as_the_word_one_letter_away_and_th
         ("Wattermarking", ("Wattermarking", {})),
         ("watermarking", ("watermarking", {})),
         ("watermarks", ("watermarks", {})),  # an ending is no typo
+        ("quantitations", ("quantitations", {})),  # a word some paper writes is as typed, however rare
     ],
 )
 def test_only_a_lower_case_word_no_paper_writes_and_no_dictionary_holds_is_respelled(topic, read):
