@@ -308,6 +308,13 @@ class TopicSettings(_Group):
         low=-20.0,
         high=20.0,
     )
+    small_every_z: float = setting(
+        1.0,
+        "in a list of under `topic_small_list` papers, a topic no paper names lists the papers writing "
+        "every word of it at least this near (robust z; `topic_core_least_z` for a one-word topic)",
+        low=-20.0,
+        high=20.0,
+    )
     small_list: int = setting(
         300,
         "papers: below this a list is short (the bundled 57) and the conference guards are off",

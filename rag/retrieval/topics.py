@@ -352,7 +352,7 @@ def score_papers(
         # and only those: as the core, they took the fence's stop to most of the list ("reward
         # models": 47 of 57). One word says less than several: it needs the nearer match.
         several = all(len(set(part)) > 1 for part in parts_terms if part)
-        bar = tuning.small_join_z if several else tuning.core_least_z
+        bar = tuning.small_every_z if several else tuning.core_least_z
         every = np.flatnonzero((coverage > 0.999) & (z_topic >= bar))
         if len(every):
             core = np.zeros(n, dtype=bool)
