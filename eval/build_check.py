@@ -613,7 +613,8 @@ DEV: list[tuple[str, str, str, str, str]] = [
      "million pairwise comparisons, and was used to train Starling-7B"),
     (C24, "GMalvQu0XL", "altered", "method",
      "RAVEN pretrains a retrieval-augmented encoder-decoder by combining masked language modeling with "
-     "next-sentence prediction, and Fusion-in-Context Learning lets it use more demonstrations without retraining"),
+     "next-sentence prediction, and Fusion-in-Context Learning lets it use more demonstrations "
+     "without retraining"),
     (C24, "K1M3gLW0MX", "altered", "direction",
      "Compared with full fine-tuning, LoRA reliably makes models less fair across gender, race and religion "
      "subgroups, in both vision and language tasks"),
@@ -665,7 +666,8 @@ DEV: list[tuple[str, str, str, str, str]] = [
      "STaR-GATE rewards a Questioner model for clarifying questions that make good answers more likely, and "
      "after two rounds its personalized responses are preferred on 72% of tasks"),
     (C24, "soz1SEiPeq", "altered", "method",
-     "Eagle and Finch extend RWKV with multi-headed matrix-valued states and dynamic recurrence, trained on a "
+     "Eagle and Finch extend RWKV with multi-headed matrix-valued states and dynamic recurrence, trained "
+     "on a "
      "1.12 trillion-token multilingual corpus with a byte-pair-encoding tokenizer"),
     (C24, "wS7PxDjy6m", "altered", "direction",
      "The effective knowledge cutoffs of LLMs, estimated for each training resource, usually match the "
