@@ -1015,3 +1015,31 @@ def acronyms_in(texts: Iterable[str]) -> dict[str, tuple[str, int]]:
                 if len(spelled) > len(letters):
                     break
     return {acronym: found.most_common(1)[0] for acronym, found in counts.items()}
+
+
+# --- spelling --------------------------------------------------------------------------------
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def one_edit(word: str) -> list[str]:
+    """Every word one letter away from ``word``: two swapped, one added, dropped or changed, in
+    that order, the likelier typos first ("contrastve" is "contrastive" before "contraste")."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return [
+        *(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1),
+        *(a + c + b for a, b in splits for c in _LETTERS),
+        *(a + b[1:] for a, b in splits if b),
+        *(a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]),
+    ]
+
+
+def is_english_word(word: str) -> bool:
+    """``word`` is in pyspellchecker's English word list (160k words, read in ~0.2 s, once)."""
+    return bool(_english_words().known([word]))
+
+
+@functools.cache
+def _english_words():
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language="en", distance=1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from rag.text import lexical_terms
+from rag.text import is_english_word, lexical_terms, one_edit
 
 # Plural only: "Which paper proposes X?" asks for one paper, a factoid.
 _PAPERS = r"(?:papers|works|articles|studies|publications|approaches|methods)"
@@ -288,9 +288,41 @@ def _where_and_when(question: str) -> tuple[str, str | None, int | None]:
 _RECENT = re.compile(r"\b(?:recent(?:ly)?|latest|newest)\b", re.IGNORECASE)
 
 
+# The words that frame a listing question: a typo in one ("Whcih paprs study X?") made it a factoid.
+_FRAME_WORDS = frozenset(
+    "which what papers paper works work study studies research publications articles list show summarize"
+    " overview about recent latest".split()
+)
+_WORD = re.compile(r"\b[A-Za-z]{4,}\b")
+
+
+def _frame_typos(question: str) -> str:
+    """``question`` with each of its first three words that is one letter away from exactly one
+    frame word (and no English word itself: "shop" is no "show") written as that word: "Whcih paprs
+    study X?" is "Which papers study X?". The topic's words, later, are left to the retrieval's
+    respelling; the word list is read only for a word next to a frame word."""
+
+    def fixed(match: re.Match[str]) -> str:
+        word = match.group(0)
+        low = word.lower()
+        if low in _FRAME_WORDS:
+            return word
+        near = _FRAME_WORDS.intersection(one_edit(low))
+        if len(near) != 1 or is_english_word(low):
+            return word
+        (frame,) = near
+        return frame.capitalize() if word[0].isupper() else frame
+
+    head = re.match(r"\W*(?:\w+\W+){0,3}", question)  # the frame comes first: its first three words
+    end = head.end() if head else 0
+    return _WORD.sub(fixed, question[:end]) + question[end:]
+
+
 def classify(question: str) -> Intent:
     """The intent of an English question, with the topic (and venue/year) of a listing question,
-    and whether it asks for recent work (a year it names says when instead)."""
+    and whether it asks for recent work (a year it names says when instead). A typo in a word
+    that frames the question is read as that word (:func:`_frame_typos`)."""
+    question = _frame_typos(question)
     intent = _classify(question)
     if (
         intent.is_listing

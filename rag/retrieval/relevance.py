@@ -19,7 +19,6 @@ frozen test split.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections import Counter
@@ -28,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from rag.text import coined_names, has_name, lexical_sequence, lexical_terms
+from rag.text import coined_names, has_name, is_english_word, lexical_sequence, lexical_terms, one_edit
 
 if TYPE_CHECKING:
     from rag.records import Hit, Paper
@@ -258,22 +257,9 @@ def papers_on(retriever: PaperSearch, topic: str, max_papers: int) -> list[Hit]:
 # name no paper writes is no typo of "gamma"), nor a short name typed in lower case ("llava" is no
 # "llama", "vaes" no "saes", "sgld" no "sgd").
 _SPELLED = re.compile(r"\b[a-z]{6,}\b")
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # British spellings and their American forms, which papers mostly write: "optimisation" is
 # "optimization" before any other word one letter away ("optimication").
 _BRITISH = ((r"is(?=ation|ing|e[ds]?\b)", "iz"), (r"ys(?=e[ds]?\b|ing)", "yz"), (r"our(?=s?\b)", "or"))
-
-
-def _one_edit(word: str) -> list[str]:
-    """Every word one letter away from ``word``: two swapped, one added, dropped or changed, in
-    that order, the likelier typos first ("contrastve" is "contrastive" before "contraste")."""
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    return [
-        *(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1),
-        *(a + c + b for a, b in splits for c in _LETTERS),
-        *(a + b[1:] for a, b in splits if b),
-        *(a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]),
-    ]
 
 
 def _american(word: str) -> list[str]:
@@ -300,14 +286,14 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
     absent = weights_of(list(set(stems.values()))).absent
     fixed: dict[str, str] = {}
     for word, stem in stems.items():
-        if stem not in absent or _english(word):
+        if stem not in absent or is_english_word(word):
             continue
         american = _american(word)
         edits: dict[str, list[str]] = {}  # stem of an edit -> its English edits, likeliest first
-        for edit in (*american, *_one_edit(word)):
+        for edit in (*american, *one_edit(word)):
             if edit.startswith(word) or word.startswith(edit):  # an ending added or dropped:
                 continue  # "backdoors" is no typo of "backdoor", nor "imagen" of "image"
-            if len(terms := lexical_terms(edit)) == 1 and (edit in american or _english(edit)):
+            if len(terms := lexical_terms(edit)) == 1 and (edit in american or is_english_word(edit)):
                 edits.setdefault(terms[0], []).append(edit)
         chunks = weights_of(list(edits)).chunks if edits else {}
         if written := [t for t in edits if chunks.get(t, 0)]:
@@ -315,15 +301,3 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
     for word, edit in fixed.items():
         text = re.sub(rf"\b{word}\b", edit, text)
     return text, fixed
-
-
-def _english(word: str) -> bool:
-    """``word`` is in pyspellchecker's English word list (160k words, read in ~0.2 s, once)."""
-    return bool(_english_words().known([word]))
-
-
-@functools.cache
-def _english_words():
-    from spellchecker import SpellChecker
-
-    return SpellChecker(language="en", distance=1)

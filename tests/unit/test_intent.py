@@ -257,3 +257,17 @@ def test_how_many_of_something_else_stays_a_factoid(question):
 )
 def test_a_listing_of_recent_or_latest_work_asks_for_the_latest_years(question, recent):
     assert classify(question).recent is recent
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Whcih papers study watermarking?", "watermarking"),
+        ("Which paprs study watermarking?", "watermarking"),
+        ("Which papers stduy watermarking?", "watermarking"),
+        ("Show me the shop papers", "shop"),  # an English word is no typo of a frame word
+    ],
+)
+def test_a_typo_in_the_words_that_frame_a_listing_is_read_as_those_words(question, topic):
+    intent = classify(question)
+    assert intent.is_listing and intent.topic == topic
