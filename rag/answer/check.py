@@ -599,7 +599,16 @@ _SIBLINGS = (
         ("recurr", "rnn", "rnns", "lstm", "lstms", "gru", "grus"),
         ("convolut", "cnn", "cnns"),
     ),
-    (("diffus",), ("autoregress",), ("gan", "generat adversari"), ("vae", "variat autoencod")),
+    (
+        ("diffus", "score-bas"),
+        ("autoregress",),
+        ("gan", "generat adversari"),
+        ("vae", "variat autoencod"),
+        ("flow match",),
+        ("normal flow", "normalis flow"),
+        ("energy-bas", "energi base"),
+    ),  # generative model families
+    (("dens",), ("spars", "sparsiti")),  # "dense autoencoders" for "sparse", "dense retrieval" for "sparse"
     (("white-box",), ("black-box",)),
     (("zero-shot",), ("few-shot",)),
 )  # fmt: skip

@@ -1449,3 +1449,24 @@ def test_a_quality_denied_of_what_the_paper_gives_it_turns_the_claim_around(clai
 
     sentence = "The target direction comes from a stable proxy, enabling reliable black-box detection."
     assert ("denies what the paper states" in contradiction(claim, [sentence])) is denied
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "says"),
+    [
+        (
+            "Dense autoencoders trained on activations find interpretable features.",
+            "Sparse autoencoders trained on activations find interpretable features.",
+            "the paper says Sparse, the claim Dense",
+        ),
+        (
+            "The generator is a flow matching model trained on molecules.",
+            "The generator is a diffusion model trained on molecules.",
+            "the paper says diffusion, the claim flow matching",
+        ),
+    ],
+)
+def test_a_generative_family_or_dense_for_sparse_swapped_turns_the_claim_around(claim, sentence, says):
+    from rag.answer.check import contradiction
+
+    assert contradiction(claim, [sentence]).startswith(says)
