@@ -1740,20 +1740,19 @@ def swapped_term(claim: str, read: _Read, phrases: Callable[[], Phrases]) -> str
         parts = lexical_terms(compound) if compound else [first]
         mine = f"{compound} {head_word}" if compound else _written(claim, word, head_word)
         at = claim.lower().find(mine.lower())
-        shaped = bool(compound)  # right before its head: "prefix-tuning modules"
         if all(stem_written(p, read.terms) for p in parts) or (at > 0 and _CONTRAST.search(claim[:at])):
             continue
         if counts is None:
             counts = phrases()
-        if not (shaped or counts.is_term(first, head)):
+        if not (compound or counts.is_term(first, head)):
             continue
         for other in theirs[head]:
             titled = (other, head) in read.title_pairs
             if _one_family(other, first):
                 continue
-            if shaped and _named_technique(read, other, head, counts):
+            if compound and _named_technique(read, other, head, counts):
                 return _swap_reason(read, (other, head), mine)
-            if not shaped and ((titled and counts.is_specific(other)) or counts.is_term(other, head)):
+            if not compound and ((titled and counts.is_specific(other)) or counts.is_term(other, head)):
                 return _swap_reason(read, (other, head), mine)
     return ""
 
@@ -1798,24 +1797,16 @@ def _written(text: str, first: str, head: str) -> str:
     return found.group(0) if found else f"{first} {head}"
 
 
-def _swap_reason(read: _Read, terms: tuple[str, ...], mine: str) -> str:
-    """ "the paper says X, the claim Y: “sentence”", X (``terms``, stems in a row) as the paper's
-    sentence (or title) writes it."""
+def _swap_reason(read: _Read, pair: tuple[str, str], mine: str) -> str:
+    """ "the paper says X, the claim Y: “sentence”", X as the paper's sentence (or title) writes it."""
     for sentence in read.sentences:
-        if theirs := _phrase_in(sentence, terms):
-            return f"the paper says {theirs}, the claim {mine}: “{sentence}”"
-    if theirs := _phrase_in(read.text, terms):  # the title or the label
-        return f"the paper says {theirs} (in its title), the claim {mine}"
-    return f"the paper says {' '.join(terms)}, the claim {mine}"
-
-
-def _phrase_in(text: str, terms: tuple[str, ...]) -> str:
-    """``terms`` (stems in a row) as ``text`` writes them, or ""."""
-    words, n = lexical_words(text), len(terms)
-    for i in range(len(words) - n + 1):
-        if tuple(stem for _, stem in words[i : i + n]) == terms:
-            return _written(text, words[i][0], words[i + n - 1][0])
-    return ""
+        for (a, first), (b, head) in pairwise(lexical_words(sentence)):
+            if (first, head) == pair:
+                return f"the paper says {_written(sentence, a, b)}, the claim {mine}: “{sentence}”"
+    for (a, first), (b, head) in pairwise(lexical_words(read.text)):  # the title or the label
+        if (first, head) == pair:
+            return f"the paper says {_written(read.text, a, b)} (in its title), the claim {mine}"
+    return f"the paper says {' '.join(pair)}, the claim {mine}"
 
 
 @dataclass
