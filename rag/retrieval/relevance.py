@@ -23,7 +23,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -42,7 +42,6 @@ class TermWeights:
     weights: dict[str, float]
     rare: frozenset[str]  # terms so rare in the collection that a match is a name match
     absent: frozenset[str] = frozenset()  # terms no chunk contains
-    chunks: dict[str, int] = field(default_factory=dict)  # how many chunks contain each term
     coined: frozenset[str] = frozenset()  # the query's coined names few candidates write
 
     @classmethod
@@ -55,8 +54,7 @@ class TermWeights:
         weights = {t: math.log(1 + (total - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
         limit = min(tuning.rare_term_max, max(2, round(tuning.rare_term_share * total)))
         rare = frozenset(t for t in weights if 0 < df.get(t, 0) <= limit)
-        absent = frozenset(t for t in weights if not df.get(t, 0))
-        return cls(weights, rare, absent, chunks={t: df.get(t, 0) for t in weights})
+        return cls(weights, rare, frozenset(t for t in weights if not df.get(t, 0)))
 
 
 @dataclass(frozen=True)
@@ -295,9 +293,12 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
                 continue  # "backdoors" is no typo of "backdoor", nor "imagen" of "image"
             if len(terms := lexical_terms(edit)) == 1 and (edit in american or is_english_word(edit)):
                 edits.setdefault(terms[0], []).append(edit)
-        chunks = weights_of(list(edits)).chunks if edits else {}
-        if written := [t for t in edits if chunks.get(t, 0)]:
-            fixed[word] = edits[max(written, key=lambda t: (chunks[t], t))][0]  # the commonest
+        if not edits:
+            continue
+        found = weights_of(list(edits))
+        if written := [t for t in edits if t not in found.absent]:
+            commonest = min(written, key=lambda t: (found.weights[t], t))  # the lowest IDF
+            fixed[word] = edits[commonest][0]
     for word, edit in fixed.items():
         text = re.sub(rf"\b{word}\b", edit, text)
     return text, fixed
