@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -1018,7 +1019,6 @@ def acronyms_in(texts: Iterable[str]) -> dict[str, tuple[str, int]]:
 
 
 # --- spelling --------------------------------------------------------------------------------
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def one_edit(word: str) -> list[str]:
@@ -1027,9 +1027,9 @@ def one_edit(word: str) -> list[str]:
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     return [
         *(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1),
-        *(a + c + b for a, b in splits for c in _LETTERS),
+        *(a + c + b for a, b in splits for c in string.ascii_lowercase),
         *(a + b[1:] for a, b in splits if b),
-        *(a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]),
+        *(a + c + b[1:] for a, b in splits if b for c in string.ascii_lowercase if c != b[0]),
     ]
 
 

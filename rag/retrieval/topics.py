@@ -92,9 +92,8 @@ def since_recent(selection: TopicSelection) -> tuple[TopicSelection, str]:
     first, latest = years[-2], years[-1]
     kept = [(i, hit) for i, hit in enumerate(selection.hits) if int(hit.paper.year or 0) >= first]
     likely = None if selection.likely is None else sum(i < selection.likely for i, _ in kept)
-    return replace(
-        selection, hits=[hit for _, hit in kept], likely=likely
-    ), f"from {first}–{latest}, the latest here"
+    recent = replace(selection, hits=[hit for _, hit in kept], likely=likely)
+    return recent, f"from {first}–{latest}, the latest here"
 
 
 # A one-word part ending like a noun is a topic of its own: "pruning, quantization and lottery
