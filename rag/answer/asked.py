@@ -41,7 +41,7 @@ from rag.text import (
 )
 
 _EXPANSION = re.compile(
-    r"\b(?:what|which)\s+(?:does|do|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|name\s+)?"
+    r"\b(?:what|which)(?:\s+(?:does|do|is|are)|['’]s)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|name\s+)?"
     r"[\"'`“]?(?P<acronym>[^\s\"'`”?]+)[\"'`”]?\s+(?:stand\s+for|short\s+for|abbreviate|mean)\b"
     r"|\b(?:expand|spell\s+out|full\s+(?:form|name)\s+of)\s+(?:the\s+)?(?:acronym\s+)?"
     r"[\"'`“]?(?P<acronym2>[^\s\"'`”?]+)",
@@ -50,8 +50,15 @@ _EXPANSION = re.compile(
 # "What are GRMs in the GenAlign paper?": an acronym asked about is answered by what it stands for
 # (when a paper spells it out) or else by what it is.
 _WHAT_IS = re.compile(
-    r"^\s*(?i:what)\s+(?i:is|are)\s+(?i:the\s+|an?\s+)?([A-Z][\w\-^]*[A-Z][\w\-^]*)"
+    r"^\s*(?i:what)(?:\s+(?i:is|are)|['’]s)\s+(?i:the\s+|an?\s+)?([A-Z][\w\-^]*[A-Z][\w\-^]*)"
     r"(?=\s*\?|\s*$|\s+(?i:in)\b)"
+)
+# "What accuracy / success rate / speed-up ...": a measurement, which only a figure gives.
+_MEASURE_ASKED = re.compile(
+    r"\bwhat\s+(?:percentage|fraction|share)\b|\bwhat\s+(?:[\w\-@]+\s+){0,3}(?:rate|accuracy|score|"
+    r"speed-?up|latency|auroc|auc|f1|fid|psnr|bleu|error|gap|gain|improvement|reduction|overhead|"
+    r"percentage|ratio)\b",
+    re.I,
 )
 _NUMBER_ASKED = re.compile(
     r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bwhat\s+(?:percentage|fraction|share|"
@@ -109,6 +116,8 @@ class Asked:
     counted_also: tuple[str, ...] = ()
     described: bool = False  # "What are GRMs?": the expansion, or else what they are, answers
     many: bool = False  # "how many ...?" (things, or "times faster"): only a figure answers
+    # "What accuracy / success rate ...?": only a figure in digits answers ("three findings" does not)
+    measured: bool = False
 
 
 # "How many <things> ...": the things are the plural that ends the first words after it, before a
@@ -150,7 +159,9 @@ def asked_for(question: str) -> Asked:
         return Asked("expansion", canonical_name(match.group(1)), described=True)
     if _NUMBER_ASKED.search(text):
         counted, also = _counted(text)
-        return Asked("number", counted=counted, counted_also=also, many=_HOW_MANY.search(text) is not None)
+        many = _HOW_MANY.search(text) is not None
+        measured = not many and _MEASURE_ASKED.search(text) is not None
+        return Asked("number", counted=counted, counted_also=also, many=many, measured=measured)
     if _NAME_ASKED.search(text):
         return Asked("name")
     if _ENTITY_ASKED.search(text) and not _WHICH_PAPERS.match(text):
@@ -243,8 +254,16 @@ _AMOUNT_WORDS = re.compile(
 )
 
 
-def _figures(text: str) -> set[str]:
-    """The numbers of ``text``, in digits or in words ("four" as 4, "one billion")."""
+# "(1) ..., (2) ...", "(ii)": a list's markers, not figures it gives.
+_MARKER = re.compile(r"\((?:\d{1,2}|[ivx]{1,4})\)", re.I)
+
+
+def _figures(text: str, spelled: bool = True) -> set[str]:
+    """The numbers of ``text``, in digits or (``spelled``) in words ("four" as 4, "one
+    billion"); not the markers of a list ("three findings: (1) ...; (2) ..." gives only 3)."""
+    text = _MARKER.sub(" ", text)
+    if not spelled:
+        return numbers_in(text)
     return numbers_in(text, spelled=True) | {w.lower() for w in _AMOUNT_WORDS.findall(text)}
 
 
@@ -273,7 +292,7 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
     if asked.kind == "expansion":
         return expansion_in(body, asked.acronym) is not None or (asked.described and _adds(body, question))
     if asked.kind == "number":
-        return bool(figures_given(body, question))
+        return bool(figures_given(body, question, spelled=not asked.measured))
     if asked.kind == "name":  # "Which model is larger, FooNet or BarNet?" is answered by picking one
         return bool(new_names(body, question)) or bool(_OPTIONS.search(question))
     if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
@@ -301,15 +320,34 @@ def new_names(text: str, question: str) -> list[str]:
     asked = {n.lower() for n in names_written(question)} | set(re.findall(r"[a-z0-9]+", question.lower()))
     given = [acronym_singular(n) for n in coined_names(question)]
     found = [*sorted(coined_names(body)), *capitalised_names(body)]
+    spelled_out = _spelled_acronyms(body, given)
     return [
         n
         for n in dict.fromkeys(found)
         if n.lower() not in asked
+        and n not in spelled_out
         and not _SIZE.fullmatch(n)
         and not is_field_acronym(n)
         and not any(_adds_a_letter(acronym_singular(n), g) for g in given)
         and not ((spelled := expansion_in(body, n)) and " ".join(spelled.lower().split()) in question.lower())
     ]
+
+
+# A run of capitalised words ("Large Language Model", "Chain-of-Thought Reasoning").
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:-[A-Za-z]+)*(?:\s+[A-Z][a-z]+(?:-[A-Za-z]+)*)+s?\b")
+
+
+def _spelled_acronyms(text: str, acronyms: list[str]) -> set[str]:
+    """The capitalised words of ``text`` that only spell out an acronym of the field or of
+    ``acronyms`` (a question's): "uses a Large Language Model (LLM)" names no LLM for "Which LLM
+    does GaussTrace use?"."""
+    words: set[str] = set()
+    for match in _CAPITALISED_RUN.finditer(text):
+        run = match.group(0).split()
+        initials = "".join(w[0] for w in run)
+        if is_field_acronym(initials) or any(initials.lower() == a.lower() for a in acronyms):
+            words.update(run)
+    return words
 
 
 def _adds_a_letter(name: str, acronym: str) -> bool:
@@ -323,15 +361,30 @@ _CHOICE = re.compile(r"\bor\b", re.I)
 _OPTIONS = re.compile(r"[:,][^?]*\bor\b", re.I)
 
 
-def _adds(body: str, question: str) -> bool:
-    """``body`` says something ``question`` does not: a content word, a name (in any case: the
-    question's "adascale" is the reply's "AdaSCALE") or a figure."""
-    if new_terms(body, question):
+# The words that only say yes or no: a reply made of the question and these adds nothing to it.
+_POLARITY = frozenset("yes no not nor neither cannot".split())
+
+
+def restates(text: str, question: str) -> bool:
+    """Is ``text`` a bare yes or no to the yes/no ``question``: the question's own words and its
+    polarity, nothing more ("No, Neural Honeytrace does not have to retrain the protected model")?
+    True, maybe, but it shows nothing a reader can check, and the model may have the polarity
+    wrong: the sentence that settles it is quoted after it (rag.answer.pipeline)."""
+    if not YES_NO.match(plain_text(question)):
+        return False
+    return not _adds(plain_text(without_keys(text)), question, ignored=_POLARITY)
+
+
+def _adds(body: str, question: str, ignored: frozenset[str] = frozenset()) -> bool:
+    """``body`` says something ``question`` does not: a content word (not one of ``ignored``), a
+    name (in any case: the question's "adascale" is the reply's "AdaSCALE") or a figure."""
+    if new_terms(body, question) - ignored:
         return True
     asked = question.lower()
     return any(n.lower() not in asked for n in coined_names(body)) or bool(figures_given(body, question))
 
 
-def figures_given(text: str, question: str) -> set[str]:
-    """The figures of ``text`` (in digits or words: "five" is 5) that ``question`` does not give."""
-    return _figures(plain_text(without_keys(text))) - _figures(plain_text(question))
+def figures_given(text: str, question: str, spelled: bool = True) -> set[str]:
+    """The figures of ``text`` (in digits or, with ``spelled``, words: "five" is 5) that
+    ``question`` does not give."""
+    return _figures(plain_text(without_keys(text)), spelled) - _figures(plain_text(question))

@@ -169,12 +169,15 @@ def gather(
         similarity = tuning.sentence_similarity * sum(a * b for a, b in zip(vector, query, strict=True))
         typed = names_answer(text, question, asked)
         pointed = coverage(terms, present, pointing)
-        if asked.kind == "expansion" and typed and expansion_in(text, asked.acronym) is not None:
+        spells = asked.kind == "expansion" and typed and expansion_in(text, asked.acronym) is not None
+        if spells:
             cov = pointed = 1.0  # the sentence that spells the acronym out is the whole answer
         if asked.kind == "entity":  # any new word "names" something; a new name does for sure
             bonus = tuning.typed_bonus if coined_names(text) - asked_names else 0.0
         else:
             bonus = tuning.typed_bonus if typed and asked.kind != "open" else 0.0
+        if spells and asked.described:  # "What's PPRL?": any sentence describing it is typed too
+            bonus += tuning.typed_bonus
         by_key[key].append(Sentence(key, n, text, similarity + pointed + bonus, cov, typed))
     out = []
     asked_numbers = asked_figures(question)
@@ -205,13 +208,14 @@ def gather(
         # "How many participants ...?" is not answered by a paper that counts only other things.
         counts = any(counts_what_is_asked(s.text, asked) for s in ranked)
         # "Which dataset ...?" is answered only by a name (asked.new_names), and "How many times
-        # faster ...?" only by a paper giving some figure ("3.5 times", "twice", "tenfold", "an
-        # order of magnitude"): sentences on the speed-up with no figure in them do not say how
-        # much. Other number questions ("How much memory does it save?") may be answered in words
+        # faster ...?" or "What success rate ...?" only by a paper giving some figure ("3.5
+        # times", "94.3%", "twice", "tenfold", "an order of magnitude"): sentences on the
+        # speed-up with no figure in them do not say how much, nor "three findings" what rate.
+        # Other number questions ("How much memory does it save?") may be answered in words
         # ("halves it", "linear in n"), and an expansion in a form no pattern reads: quoting such
         # a sentence is still better than refusing.
         named = typed or asked.kind != "name"
-        if asked.many and not typed:
+        if (asked.many or asked.measured) and not typed:
             named = any(_FIGURE_WORDS.search(s.text) for s in ranked)
         answers = (
             support >= tuning.answer_coverage
@@ -321,6 +325,26 @@ def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_pap
     order = {e.key: n for n, e in enumerate(evidence)}
     chosen.sort(key=lambda s: (order[s.key], s.position))
     return " ".join(cite(s.text, s.key) for s in chosen)
+
+
+def settling_quote(evidence: list[PaperEvidence], keys: list[str]) -> str:
+    """The best sentences for the question of the first paper in ``keys`` (an answer's cited
+    keys, in order), quoted with its key: what a bare yes or no rests on (see
+    :func:`rag.answer.asked.restates`); "" when none of those papers has a sentence. The best
+    two, in reading order, when the second scores at least three quarters of the first: the best often names
+    the paper's subject ("we introduce ProtoSAC, … a prototype-based actor"), the next the
+    predicate asked about ("it matches the performance of the original SAC")."""
+    for key in keys:
+        paper = next((e for e in evidence if e.key == key and e.sentences), None)
+        if paper is None:
+            continue
+        ranked = sorted(paper.sentences, key=lambda s: (-s.score, s.position))
+        chosen = [s for s in ranked[:2] if s.score >= 0.75 * ranked[0].score]
+        quotes = " and ".join(
+            f"“{s.text.rstrip().rstrip('.!?').rstrip()}”" for s in sorted(chosen, key=lambda s: s.position)
+        )
+        return f"The paper writes: {quotes} [{key}]."
+    return ""
 
 
 def about_one_paper(question: str) -> bool:

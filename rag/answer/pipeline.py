@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rag.answer import evidence as ev
+from rag.answer.asked import restates
 from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
@@ -309,7 +310,8 @@ class AnswerChain:
         if withheld:
             draft = self._fallback(run, asked, answers, withheld, streamed)
         else:
-            draft = _Draft(attributed.text, "generated", streamed=streamed)  # revised if it differs
+            text, shown = self._settled(run, asked, attributed, gate, streamed)
+            draft = _Draft(text, "generated", streamed=shown)  # revised if it differs
         draft.invalid, draft.attributed = attributed.invalid(run.context), attributed
         return draft
 
@@ -360,6 +362,30 @@ class AnswerChain:
                 return _Draft(quoted, "quoted", withheld, streamed=streamed)
             withheld = withheld or "the quoted evidence does not answer what the question asks"
         return _Draft(self._refusal, "abstained", withheld, streamed=streamed)
+
+    def _settled(
+        self,
+        run: _AskTrace,
+        question: str,
+        attributed: Attributed,
+        gate: RefusalGate | None,
+        streamed: str | None,
+    ) -> tuple[str, str | None]:
+        """A bare yes or no ("No, X does not need retraining [3]") followed by the sentence of the
+        cited paper that settles it, quoted: the reader sees what it rests on (and a polarity the
+        model got wrong shows). What was streamed gets the quote streamed after it, so the answer
+        is not rewritten on screen. Any other answer, and what was streamed, are returned as they are."""
+        text = attributed.text
+        if not restates(text, question):
+            return text, streamed
+        keys = [k for s in attributed.sentences if s.status != "unsupported" for k in s.keys]
+        quote = ev.settling_quote(run.evidence, keys)
+        if not quote:
+            return text, streamed
+        if gate is not None and gate.opened and streamed is not None:
+            gate(" " + quote)
+            streamed = f"{streamed.rstrip()} {quote}"
+        return f"{text.rstrip()} {quote}", streamed
 
     def _confirmed(self, run: _AskTrace, question: str, quoted: str) -> bool:
         """The model's yes/no on whether ``quoted`` answers ``question`` (a few dozen tokens out

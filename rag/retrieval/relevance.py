@@ -128,13 +128,15 @@ _NAME_TOKEN = re.compile(r"[A-Za-z0-9][\w\-.@]*[\w]")
 
 
 def name_terms(text: str) -> set[str]:
-    """Lexical terms of the name-like tokens of ``text``: capitals inside or after the first
-    word, digits, or all capitals (CIFAR-10, MMLU, GPT-5, OptFS, Anchors mid-sentence)."""
+    """Lexical terms of the name-like tokens of ``text``: capitals inside, or first in a word
+    that starts no sentence, digits, or all capitals (CIFAR-10, MMLU, GPT-5, OptFS, Anchors
+    mid-sentence; not "Besides" opening a question's second sentence)."""
     names = []
-    for n, match in enumerate(_NAME_TOKEN.finditer(text)):
+    for match in _NAME_TOKEN.finditer(text):
         token = match.group(0)
         inner_caps = any(c.isupper() for c in token[1:])
-        if inner_caps or any(c.isdigit() for c in token) or (n > 0 and token[0].isupper()):
+        opens = re.search(r"(?:^|[.!?:]\s+)[\W_]*$", text[: match.start()]) is not None
+        if inner_caps or any(c.isdigit() for c in token) or (not opens and token[0].isupper()):
             names.append(token)
     return set(lexical_terms(" ".join(names)))
 

@@ -1,6 +1,8 @@
 """What a question asks for, and whether a reply names it rather than restating the question."""
 
-from rag.answer.asked import Asked, asked_for, expansion_in, names_answer, new_names
+import pytest
+
+from rag.answer.asked import Asked, asked_for, expansion_in, names_answer, new_names, restates
 
 
 def test_the_kind_of_answer_is_read_from_the_question():
@@ -134,3 +136,40 @@ def test_names_are_found_in_short_replies_and_pairs_but_a_size_or_a_table_is_non
         "Pile"
     ]
     assert new_names("It is ImageNet-C [k1].", "Which dataset is derived from ImageNet?") == ["ImageNet-C"]
+
+
+_GAUSS = "Does GaussTrace depend on editing histories?"
+
+
+@pytest.mark.parametrize(
+    ("reply", "question", "bare"),
+    [
+        ("No, GaussTrace does not depend on editing histories [3].", _GAUSS, True),
+        ("Yes, the actor keeps up with SAC.", "Can the actor keep up with SAC?", True),
+        ("No: it infers provenance from the 3DGS weights alone [3].", _GAUSS, False),
+        ("Yes, by 14.94% [1].", "Does AdaSCALE beat OptFS?", False),
+        ("GaussTrace needs no editing histories [3].", "Which method needs no editing histories?", False),
+    ],
+)
+def test_a_reply_is_a_bare_yes_or_no_only_when_it_adds_nothing_to_a_yes_no_question(reply, question, bare):
+    assert restates(reply, question) is bare
+
+
+def test_a_measurement_asked_for_is_named_only_by_a_figure_in_digits_not_a_list_marker_or_a_count():
+    question = "What transfer success rate do MoCo-EA's perturbations reach?"
+    assert asked_for(question).measured and not asked_for("How many findings does it report?").measured
+    assert not names_answer("We demonstrate three findings: (1) mode connectivity; (2) transfer.", question)
+    assert names_answer("Its perturbations transfer with a 61.5% success rate.", question)
+    assert names_answer("It reports three findings.", "How many findings does MoCo-EA report?")
+
+
+def test_spelling_out_an_acronym_of_the_question_or_the_field_names_nothing_new():
+    question = "Which LLM does GaussTrace use for its provenance reasoning?"
+    assert new_names("GaussTrace uses a Large Language Model (LLM) for its reasoning.", question) == []
+    assert new_names("It prompts Large Language Models such as Qwen.", question) == ["Qwen"]
+    assert not names_answer("GaussTrace uses a Large Language Model (LLM).", question)
+
+
+def test_whats_an_acronym_asks_for_its_expansion():
+    assert asked_for("what's PPRL in VideoVeritas?") == Asked("expansion", "PPRL", described=True)
+    assert asked_for("What’s the acronym SOPE short for?").kind == "expansion"

@@ -674,3 +674,49 @@ def test_recent_work_is_the_latest_years_of_the_papers_on_the_topic_not_of_the_w
     recent = _listing_of(papers).ask("Which recent papers study watermarking?")
     assert {c.paper.id for c in recent.citations} == {"w2", "w3"}
     assert "from 2020–2021, the latest here" in recent.text.splitlines()[0]
+
+
+def test_a_bare_yes_or_no_is_followed_by_the_quoted_sentence_that_settles_it_also_when_streamed():
+    honeytrace = paper(
+        "h1",
+        "Stealing deployed classifiers is a growing threat. We propose Neural Honeytrace, a plug-and-play"
+        " watermarking framework that operates without retraining the protected model.",
+    )
+    reply = "No, Neural Honeytrace does not need to retrain the protected model [h1]."
+    model = ScriptedChatModel(replies=[reply, reply], prompts=[])
+    handle = LLMHandle("openai", model, "scripted")
+    chain = AnswerChain(Settings(llm="openai"), FakeRetriever([honeytrace, *PAPERS]), handle)
+    question = "Does Neural Honeytrace need to retrain the protected model?"
+    shown: list[str] = []
+    for on_token in (None, shown.append):
+        answer = chain.ask(question, on_token=on_token)
+        assert answer.mode == "generated" and answer.text.startswith(reply)
+        quote = answer.text[len(reply) :]
+        assert quote.startswith(" The paper writes: “") and quote.endswith("” [h1].")
+        assert "a plug-and-play watermarking framework that operates without retraining" in quote
+    assert "".join(shown).strip() == answer.text and not answer.revised  # streamed, not rewritten
+
+
+def test_a_yes_or_no_that_says_more_than_the_question_or_a_wh_answer_gets_no_quote():
+    replies = {
+        "Does AudioMark survive compression?": "Yes, it survives compression of synthetic audio [w1].",
+        "Which watermarking method survives compression?": "AudioMark survives compression [w1].",
+    }
+    for question, reply in replies.items():
+        chain, _ = _chain([reply])
+        answer = chain.ask(question)
+        assert answer.mode == "generated" and "The paper writes" not in answer.text, question
+
+
+def test_what_an_acronym_is_is_answered_by_the_sentence_spelling_it_out_not_one_merely_naming_it():
+    veritas = paper(
+        "v1",
+        "In this paper, we introduce VideoVeritas, a framework for detecting generated video with PPRL."
+        " To mitigate bias, we introduce Perception Pretext Reinforcement Learning (PPRL)."
+        " Experiments show VideoVeritas trained with PPRL achieves balanced performance.",
+    )
+    chain = AnswerChain(
+        Settings(llm="none"), FakeRetriever([veritas, *PAPERS]), LLMHandle("none", None, "none")
+    )
+    answer = chain.ask("what's PPRL in VideoVeritas?")
+    assert answer.mode == "extractive" and "Perception Pretext Reinforcement Learning (PPRL)" in answer.text

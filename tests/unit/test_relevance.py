@@ -82,3 +82,13 @@ def test_a_coined_name_many_candidates_write_is_not_evidence_of_one_paper():
     texts = [f"Paper {n} evaluates on ImageNet." for n in range(5)]
     weights = with_coined(TermWeights.from_counts(terms, {}, 200, TUNING), query, texts, TUNING)
     assert weights.coined == frozenset({"TraCeS"})
+
+
+def test_a_capitalised_word_is_a_name_mid_sentence_but_not_where_a_sentence_starts():
+    from rag.retrieval.relevance import name_terms
+
+    question = (
+        "There is a paper on 3DGS provenance. Besides statistical profiles, what does Anchors give the LLM?"
+    )
+    assert name_terms(question) == {"3dgs", "anchor", "llm"}
+    assert name_terms("Does OptFS help? (Besides, is it fast?)") == {"optf"}
