@@ -53,19 +53,29 @@ _WHAT_IS = re.compile(
     r"^\s*(?i:what)(?:\s+(?i:is|are)|['’]s)\s+(?i:the\s+|an?\s+)?([A-Z][\w\-^]*[A-Z][\w\-^]*)"
     r"(?=\s*\?|\s*$|\s+(?i:in)\b)"
 )
-# "What accuracy / success rate / speed-up ...": a measurement, which only a figure gives.
+# What a "what <...> X" question asks to be measured. ``_MEASUREMENTS`` only a figure gives
+# ("What success rate / accuracy / speed-up ...?"; not "What learning rate schedule ...?");
+# ``_AMOUNTS`` may be given in words too ("What overhead does X add?" "negligible").
+_MEASUREMENTS = (
+    r"(?:accuracy|auroc|auc|f1|fid|psnr|bleu|speed-?up|latency|percentage|ratio|(?<!learning\s)rate)"
+    r"(?!\s+(?:schedules?|schedulers?|functions?|metrics?|decay|warm-?up)\b)"
+)
+_AMOUNTS = r"(?:score|error|gap|gain|improvement|reduction|overhead|cost|size|rate)"
+_WHAT = r"\bwhat(?:['’]s)?\s+"
 _MEASURE_ASKED = re.compile(
-    r"\bwhat\s+(?:percentage|fraction|share)\b|\bwhat\s+(?:[\w\-@]+\s+){0,3}(?:rate|accuracy|score|"
-    r"speed-?up|latency|auroc|auc|f1|fid|psnr|bleu|error|gap|gain|improvement|reduction|overhead|"
-    r"percentage|ratio)\b",
-    re.I,
+    rf"{_WHAT}(?:percentage|fraction|share)\b|{_WHAT}(?:[\w\-@]+\s+){{0,3}}{_MEASUREMENTS}\b", re.I
 )
 _NUMBER_ASKED = re.compile(
-    r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bwhat\s+(?:percentage|fraction|share|"
-    r"number|amount)\b|\bby\s+how\s+much\b|\bwhat\s+(?:[\w\-@]+\s+){0,3}(?:rate|accuracy|score|"
-    r"speed-?up|latency|auroc|auc|f1|fid|psnr|bleu|error|gap|gain|improvement|reduction|overhead|"
-    r"percentage|ratio|cost|size)\b",
+    r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bby\s+how\s+much\b"
+    rf"|{_WHAT}(?:percentage|fraction|share|number|amount)\b"
+    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,3}}(?:{_MEASUREMENTS}|{_AMOUNTS})\b",
     re.I,
+)
+# A figure in words that no digit pattern reads ("threefold", "three times", "an order of magnitude").
+FIGURE_WORDS = re.compile(
+    r"\b(?:(?:two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|\d+(?:\.\d+)?)"
+    r"(?:-?fold|\s+times)|orders?\s+of\s+magnitude|twice|thrice|by\s+half|halve[sd]|double[sd]|triple[sd])\b",
+    re.IGNORECASE,
 )
 # "Which models ...", "On which dataset ...", "What is X called?", "What protocol does X exploit?"
 # (a noun, then a verb: "What causes X?" and "What kind of model is X?" ask for a description).
@@ -291,8 +301,10 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
     body = plain_text(without_keys(text))
     if asked.kind == "expansion":
         return expansion_in(body, asked.acronym) is not None or (asked.described and _adds(body, question))
+    if asked.kind == "number" and asked.measured:  # "three times faster", not "three findings"
+        return bool(figures_given(body, question, spelled=False) or FIGURE_WORDS.search(body))
     if asked.kind == "number":
-        return bool(figures_given(body, question, spelled=not asked.measured))
+        return bool(figures_given(body, question))
     if asked.kind == "name":  # "Which model is larger, FooNet or BarNet?" is answered by picking one
         return bool(new_names(body, question)) or bool(_OPTIONS.search(question))
     if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
@@ -338,15 +350,21 @@ _CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:-[A-Za-z]+)*(?:\s+[A-Z][a-z]+(?:
 
 
 def _spelled_acronyms(text: str, acronyms: list[str]) -> set[str]:
-    """The capitalised words of ``text`` that only spell out an acronym of the field or of
-    ``acronyms`` (a question's): "uses a Large Language Model (LLM)" names no LLM for "Which LLM
-    does GaussTrace use?"."""
+    """The capitalised words of ``text`` that only spell out an acronym the question writes
+    (``acronyms``), or one the text writes right after them: "uses a Large Language Model (LLM)"
+    or "Using Large Language Models, ..." names no LLM for "Which LLM does GaussTrace use?", but
+    "builds on the Graph Attention Network" names a model though its initials spell GAN."""
+    asked = {a.lower() for a in acronyms}
     words: set[str] = set()
     for match in _CAPITALISED_RUN.finditer(text):
         run = match.group(0).split()
-        initials = "".join(w[0] for w in run)
-        if is_field_acronym(initials) or any(initials.lower() == a.lower() for a in acronyms):
-            words.update(run)
+        after = text[match.end() :]
+        for start in range(len(run) - 1):  # "Using Large Language Models": its last three
+            initials = "".join(w[0] for w in run[start:]).lower()
+            written = re.match(rf"\s*\(\s*{re.escape(initials)}s?\s*\)", after, re.I) is not None
+            if initials in asked or initials.rstrip("s") in asked or written:
+                words.update(run[start:])
+                break
     return words
 
 
@@ -362,7 +380,8 @@ _OPTIONS = re.compile(r"[:,][^?]*\bor\b", re.I)
 
 
 # The words that only say yes or no: a reply made of the question and these adds nothing to it.
-_POLARITY = frozenset("yes no not nor neither cannot".split())
+_POLARITY = frozenset("yes no not nor neither cannot never can won".split())
+_NOT = re.compile(r"n['’]t\b", re.I)  # "doesn't" as "does not"
 
 
 def restates(text: str, question: str) -> bool:
@@ -372,7 +391,10 @@ def restates(text: str, question: str) -> bool:
     wrong: the sentence that settles it is quoted after it (rag.answer.pipeline)."""
     if not YES_NO.match(plain_text(question)):
         return False
-    return not _adds(plain_text(without_keys(text)), question, ignored=_POLARITY)
+    body = _NOT.sub(
+        " not", re.sub(r"\b(can|won)['’]t\b", r"\1 not", plain_text(without_keys(text)), flags=re.I)
+    )
+    return not _adds(body, question, ignored=_POLARITY)
 
 
 def _adds(body: str, question: str, ignored: frozenset[str] = frozenset()) -> bool:

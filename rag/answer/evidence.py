@@ -18,7 +18,14 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from rag.answer.asked import asked_for, counts_what_is_asked, expansion_in, figures_given, names_answer
+from rag.answer.asked import (
+    FIGURE_WORDS,
+    asked_for,
+    counts_what_is_asked,
+    expansion_in,
+    figures_given,
+    names_answer,
+)
 from rag.answer.context import without_injections
 from rag.answer.language import needs_translation
 from rag.errors import CitelineError
@@ -87,14 +94,6 @@ class PaperEvidence:
     # This paper's evidence answers the question (see :func:`answers_question`): set by
     # :func:`gather` from the support, what is missing and the constraint.
     answers: bool = False
-
-
-# A figure in words that no digit pattern reads.
-_FIGURE_WORDS = re.compile(
-    r"\b(?:(?:two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|\d+(?:\.\d+)?)-?fold"
-    r"|orders?\s+of\s+magnitude|twice|thrice|by\s+half|halve[sd]|double[sd]|triple[sd])\b",
-    re.IGNORECASE,
-)
 
 
 def gather(
@@ -216,7 +215,7 @@ def gather(
         # a sentence is still better than refusing.
         named = typed or asked.kind != "name"
         if (asked.many or asked.measured) and not typed:
-            named = any(_FIGURE_WORDS.search(s.text) for s in ranked)
+            named = any(FIGURE_WORDS.search(s.text) for s in ranked)
         answers = (
             support >= tuning.answer_coverage
             and not missing
@@ -339,9 +338,10 @@ def settling_quote(evidence: list[PaperEvidence], keys: list[str]) -> str:
         if paper is None:
             continue
         ranked = sorted(paper.sentences, key=lambda s: (-s.score, s.position))
-        chosen = [s for s in ranked[:2] if s.score >= 0.75 * ranked[0].score]
+        best = ranked[0].score
+        chosen = ranked[:1] + [s for s in ranked[1:2] if best > 0 and s.score >= 0.75 * best]
         quotes = " and ".join(
-            f"“{s.text.rstrip().rstrip('.!?').rstrip()}”" for s in sorted(chosen, key=lambda s: s.position)
+            f"“{s.text.rstrip().rstrip('.').rstrip()}”" for s in sorted(chosen, key=lambda s: s.position)
         )
         return f"The paper writes: {quotes} [{key}]."
     return ""

@@ -376,7 +376,7 @@ class AnswerChain:
         model got wrong shows). What was streamed gets the quote streamed after it, so the answer
         is not rewritten on screen. Any other answer, and what was streamed, are returned as they are."""
         text = attributed.text
-        if not restates(text, question):
+        if needs_translation(question) or not restates(text, question):  # "The paper writes" is English
             return text, streamed
         keys = [k for s in attributed.sentences if s.status != "unsupported" for k in s.keys]
         quote = ev.settling_quote(run.evidence, keys)

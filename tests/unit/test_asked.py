@@ -145,6 +145,8 @@ _GAUSS = "Does GaussTrace depend on editing histories?"
     ("reply", "question", "bare"),
     [
         ("No, GaussTrace does not depend on editing histories [3].", _GAUSS, True),
+        ("No, GaussTrace doesn't depend on editing histories [3].", _GAUSS, True),
+        ("No, GaussTrace can’t and won't depend on editing histories.", _GAUSS, True),
         ("Yes, the actor keeps up with SAC.", "Can the actor keep up with SAC?", True),
         ("No: it infers provenance from the 3DGS weights alone [3].", _GAUSS, False),
         ("Yes, by 14.94% [1].", "Does AdaSCALE beat OptFS?", False),
@@ -155,19 +157,43 @@ def test_a_reply_is_a_bare_yes_or_no_only_when_it_adds_nothing_to_a_yes_no_quest
     assert restates(reply, question) is bare
 
 
-def test_a_measurement_asked_for_is_named_only_by_a_figure_in_digits_not_a_list_marker_or_a_count():
+def test_a_measurement_asked_for_is_named_only_by_a_figure_not_a_list_marker_or_a_count():
     question = "What transfer success rate do MoCo-EA's perturbations reach?"
     assert asked_for(question).measured and not asked_for("How many findings does it report?").measured
     assert not names_answer("We demonstrate three findings: (1) mode connectivity; (2) transfer.", question)
     assert names_answer("Its perturbations transfer with a 61.5% success rate.", question)
     assert names_answer("It reports three findings.", "How many findings does MoCo-EA report?")
+    speed = "What speed-up does FlashX reach over FlashAttention?"
+    assert names_answer("FlashX runs three times faster than FlashAttention [f1].", speed)
 
 
-def test_spelling_out_an_acronym_of_the_question_or_the_field_names_nothing_new():
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What score function does ScoreX use?",
+        "What research gap does X address?",
+        "What kind of error does X correct?",
+        "What learning rate schedule does X use?",
+        "What learning rate does X use?",
+    ],
+)
+def test_a_question_naming_a_measure_word_as_something_else_asks_for_no_measurement(question):
+    assert not asked_for(question).measured
+
+
+def test_spelling_out_an_acronym_the_question_or_the_text_writes_names_nothing_new():
     question = "Which LLM does GaussTrace use for its provenance reasoning?"
     assert new_names("GaussTrace uses a Large Language Model (LLM) for its reasoning.", question) == []
+    assert new_names("Using Large Language Models, GaussTrace reasons.", question) == []
     assert new_names("It prompts Large Language Models such as Qwen.", question) == ["Qwen"]
     assert not names_answer("GaussTrace uses a Large Language Model (LLM).", question)
+    # Initials that happen to spell a field acronym (GAN) are still a model's name.
+    assert names_answer(
+        "GraphX builds on the Graph Attention Network [1].", "Which model does GraphX build on?"
+    )
+    assert not names_answer(
+        "GraphX builds on a Generative Adversarial Network (GAN).", "Which model does GraphX build on?"
+    )
 
 
 def test_whats_an_acronym_asks_for_its_expansion():

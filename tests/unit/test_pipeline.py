@@ -720,3 +720,28 @@ def test_what_an_acronym_is_is_answered_by_the_sentence_spelling_it_out_not_one_
     )
     answer = chain.ask("what's PPRL in VideoVeritas?")
     assert answer.mode == "extractive" and "Perception Pretext Reinforcement Learning (PPRL)" in answer.text
+
+
+def test_a_measurement_no_paper_gives_in_figures_is_declined_but_a_function_asked_for_is_quoted():
+    mocoea = paper(
+        "m1",
+        "We introduce MoCo-EA, an evolutionary attack with a Bezier crossover on perturbations. We"
+        " demonstrate three findings: (1) perturbations exhibit mode connectivity; (2) intermediate"
+        " points transfer better than endpoints.",
+    )
+    scorex = paper("s1", "ScoreX replaces the learned score function with a kernel density estimate.")
+    none = LLMHandle("none", None, "none")
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever([mocoea, scorex, *PAPERS]), none)
+    assert chain.ask("What transfer success rate do MoCo-EA's intermediate perturbations reach?").abstained
+    assert chain.ask("What score function does ScoreX use?").mode == "extractive"
+
+
+def test_the_settling_quote_keeps_the_best_sentence_whatever_its_score_and_a_question_mark():
+    from rag.answer.evidence import PaperEvidence, Sentence, settling_quote
+
+    sentences = [
+        Sentence("k1", 0, "Can X be trained without data?", -0.2, 0.1),
+        Sentence("k1", 1, "Yes.", -0.5, 0.0),
+    ]
+    quote = settling_quote([PaperEvidence("k1", paper("k1", "x"), sentences)], ["k1"])
+    assert quote == "The paper writes: “Can X be trained without data?” [k1]."

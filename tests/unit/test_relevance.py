@@ -92,3 +92,9 @@ def test_a_capitalised_word_is_a_name_mid_sentence_but_not_where_a_sentence_star
     )
     assert name_terms(question) == {"3dgs", "anchor", "llm"}
     assert name_terms("Does OptFS help? (Besides, is it fast?)") == {"optf"}
+    # An abbreviation's or a colon's stop starts no sentence.
+    assert name_terms("Does X beat baselines, e.g. Mamba, or FlashAttention vs. Mamba?") == {
+        "mamba",
+        "flashattent",
+    }
+    assert name_terms("Two explainers: Anchors and LIME") == {"anchor", "lime"}
