@@ -307,6 +307,8 @@ def ask(
         conversation, history = library.conversation(cid)
     else:
         conversation, history = library.last_conversation() if follow_up else (None, [])
+        if follow_up and not history:
+            render.warn("no logged conversation to continue: the question is asked on its own")
     streaming = not json_out and sys.stdout.isatty()
     on_token = render.stream_token if streaming else None
     answer = library.ask(question, history, k=k, mode=mode, on_token=on_token, conversation=conversation)

@@ -23,11 +23,19 @@ from rag.errors import BadInput
 MAX_QUERY_CHARS = 2000
 
 
+# Zero-width spaces and soft hyphens inside a word (a PDF's or a web page's): dropped, not made a
+# space. Not the joiners some scripts need (U+200C, U+200D).
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u2060\ufeff\u00ad"))
+
+
 def checked_query(text: str, what: str = "question") -> str:
     """``text`` stripped, what :func:`printable` removes made a space (what is searched is what is
     shown: "diffusion\x1b[0m models" is not a query for "diffusion" and "0m models", nor
-    "diffusion\u202emodels" one word); an empty, over-long or undecodable one is a one-line error
-    (never a failed model call or tokenizer)."""
+    "diffusion\u202emodels" one word); in NFKC form without zero-width characters, as the papers
+    write their names ("ＯＰＵＳ" and "O\u200bPUS" are OPUS, "C³" is C3); an empty, over-long or
+    undecodable one is a one-line error (never a failed model call or tokenizer)."""
+    if not text.isascii():  # "ＯＰＵＳ", "C³", "ﬁne-tuning" as typed; "O\u200bPUS" pasted from a PDF
+        text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
     text = " ".join(printable(text, " ").split())
     if not text:
         raise BadInput(f"the {what} is empty")

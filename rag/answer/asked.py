@@ -36,6 +36,7 @@ from rag.text import (
     names_written,
     numbers_in,
     plain_text,
+    split_sentences,
     stem_terms,
     without_keys,
 )
@@ -160,9 +161,21 @@ def _counted(text: str) -> tuple[str, tuple[str, ...]]:
     return stems[-1], grown
 
 
+# "Besides Adam, which optimizers ...?": what is set aside first is not what is asked.
+_ASIDE = re.compile(
+    r"^\s*(?:besides|apart\s+from|other\s+than|except(?:\s+for)?|aside\s+from|in\s+addition\s+to)\b"
+    r"[^,?]{1,80},\s*",
+    re.I,
+)
+
+
 def asked_for(question: str) -> Asked:
-    """The kind of answer ``question`` asks for (see the module docstring)."""
+    """The kind of answer ``question`` asks for (see the module docstring). A question of several
+    sentences asks in its last ("There's a paper on dictionary learning. Which benchmark does it
+    evaluate on?" asks for a name), after what it sets aside ("Besides Adam, which optimizers
+    ...?")."""
     text = plain_text(question)
+    text = _ASIDE.sub("", (split_sentences(text) or [text])[-1])
     if match := _EXPANSION.search(text):
         return Asked("expansion", canonical_name(match.group("acronym") or match.group("acronym2")))
     if (match := _WHAT_IS.search(text)) and acronym_singular(canonical_name(match.group(1))).isupper():
@@ -295,8 +308,12 @@ def counts_what_is_asked(sentence: str, asked: Asked) -> bool:
     return any(c in written for c in (asked.counted, *asked.counted_also)) and bool(_figures(text))
 
 
-def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
-    """Does ``text`` name what ``question`` asks for (not merely restate the question)?"""
+def names_answer(
+    text: str, question: str, asked: Asked | None = None, defined: frozenset[str] = frozenset()
+) -> bool:
+    """Does ``text`` name what ``question`` asks for (not merely restate the question)? A model,
+    dataset or benchmark asked for is not named by what its paper ``defined`` (see
+    :func:`defined_names`)."""
     asked = asked or asked_for(question)
     body = plain_text(without_keys(text))
     if asked.kind == "expansion":
@@ -306,7 +323,7 @@ def names_answer(text: str, question: str, asked: Asked | None = None) -> bool:
     if asked.kind == "number":
         return bool(figures_given(body, question))
     if asked.kind == "name":  # "Which model is larger, FooNet or BarNet?" is answered by picking one
-        return bool(new_names(body, question)) or bool(_OPTIONS.search(question))
+        return any(n not in defined for n in new_names(body, question)) or bool(_OPTIONS.search(question))
     if _CHOICE.search(question) or (asked.kind != "entity" and YES_NO.match(plain_text(question))):
         return True  # "A or B?" is answered by picking one; "No, X does not need retraining"
     # Any other question is answered only by something it does not say itself: "AdaSCALE adjusts
@@ -366,6 +383,22 @@ def _spelled_acronyms(text: str, acronyms: list[str]) -> set[str]:
                 words.update(run[start:])
                 break
     return words
+
+
+def defined_names(text: str) -> frozenset[str]:
+    """The acronyms ``text`` spells out, with the capitalised words spelling them: "3D Gaussian
+    Splatting (3DGS)" defines 3DGS, Gaussian and Splatting. A paper defines the techniques and
+    terms it works with; the models, datasets and benchmarks it uses it names (Qwen-2.5-Coder-7B,
+    ImageNet, SAEBench), so a defined name answers no "Which LLM / dataset does X use?"."""
+    found: set[str] = set()
+    sentences = split_sentences(text)
+    for name in coined_names(text):
+        for sentence in sentences:
+            if name in sentence and (spelled := expansion_in(sentence, name)):
+                found.add(name)
+                found.update(w for w in re.findall(r"[\w\-]+", spelled) if w.lower() != w)  # 3D, Gaussian
+                break
+    return frozenset(found)
 
 
 def _adds_a_letter(name: str, acronym: str) -> bool:

@@ -22,6 +22,7 @@ from rag.answer.asked import (
     FIGURE_WORDS,
     asked_for,
     counts_what_is_asked,
+    defined_names,
     expansion_in,
     figures_given,
     names_answer,
@@ -40,6 +41,7 @@ from rag.text import (
     coined_names,
     has_name,
     lexical_terms,
+    names_written,
     normalized,
     numbers_in,
     plain_text,
@@ -162,11 +164,15 @@ def gather(
     asked = asked_for(question)
     asked_names = coined | {n.rstrip("s") for n in coined}
     held = [set(lexical_terms(text)) | names[key] for key, _, text in rows]
+    # A model, dataset or benchmark asked for is not the paper's own defined terms ("3DGS").
+    defined = {
+        key: defined_names(p.abstract) if asked.kind == "name" else frozenset() for key, p in keyed.items()
+    }
     pointing = _pointing_weights(terms, held, weights)
     for (key, n, text), vector, present in zip(rows, vectors, held, strict=False):
         cov = coverage(terms, present, weights)
         similarity = tuning.sentence_similarity * sum(a * b for a, b in zip(vector, query, strict=True))
-        typed = names_answer(text, question, asked)
+        typed = names_answer(text, question, asked, defined[key])
         pointed = coverage(terms, present, pointing)
         spells = asked.kind == "expansion" and typed and expansion_in(text, asked.acronym) is not None
         if spells:
@@ -184,7 +190,8 @@ def gather(
     names_asked = {t for t in name_terms(question) if not t.replace(".", "").isdigit()}
     for key, paper in keyed.items():
         ranked = sorted(by_key[key], key=lambda s: -s.score)
-        present = paper_terms(paper) | spelled[key]
+        # Names as written, too: the paper's "$C^3$" is the question's "C3" (or "C³").
+        present = paper_terms(paper) | spelled[key] | set(lexical_terms(" ".join(names_written(whole[key]))))
         # Only names count as missing: in a small collection ordinary words are rare too.
         specific = (weights.rare | weights.absent) & names_asked
         missing = sorted(t for t in specific if t in terms and t not in present)
@@ -268,6 +275,9 @@ def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence])
         }
         if given:
             return any(g in normalized(text) for g in given)
+    if asked.kind == "name":  # "GaussTrace uses 3D Gaussian Splatting" names no LLM
+        defined = frozenset().union(*(defined_names(e.paper.abstract) for e in evidence))
+        return needs_translation(question) or names_answer(text, question, asked, defined)
     return needs_translation(question) or names_answer(text, question, asked)
 
 

@@ -94,6 +94,23 @@ def leans_on_conversation(question: str) -> bool:
     return bool(_CONTINUES.search(question)) and len(topical) <= _FRAGMENT_WORDS
 
 
+def is_fragment(question: str) -> bool:
+    """Whether ``question`` cannot stand alone: it names no topic ("and on which benchmark?"),
+    or points back or continues with at most ``_FRAGMENT_WORDS`` words of its own ("does it
+    need retraining?"). Without a conversation it has no subject to be answered about; a full
+    question that also says "it" ("Does it help to prune LLMs for speed?") is not one."""
+    topical = [t for t in lexical_terms(question) if t not in _ATTRIBUTES]
+    leans = _REFERS_BACK.search(question) or _CONTINUES.search(question)
+    return not topical or (bool(leans) and len(topical) <= _FRAGMENT_WORDS)
+
+
+# Said for a fragment asked with no conversation to read it with.
+NO_CONVERSATION = (
+    "This question leans on an earlier one, and there is none to read it with; ask it as a full "
+    "question, naming the paper or topic."
+)
+
+
 def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
     """``question`` joined to the conversation when it leans on it; None when it stands alone."""
     if not history or not leans_on_conversation(question):

@@ -22,6 +22,7 @@ from rag.answer.asked import restates
 from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
+from rag.answer.followup import NO_CONVERSATION, is_fragment
 from rag.answer.followup import resolve as resolve_follow_up
 from rag.answer.grounding import invented_figures, invented_names, unmet_claim, unmet_figures
 from rag.answer.intent import Intent, classify
@@ -137,6 +138,11 @@ class AnswerChain:
         if intent.is_catalogue and not (follow and follow.papers):
             draft = self.list_collection(run, intent)
             run.lap("retrieve", mark)
+        elif (
+            not history and is_fragment(question) and not (intent.is_listing and lexical_terms(intent.topic))
+        ):
+            # "does it need retraining?", asked first ("language papers" is a topic)
+            draft = _Draft(NO_CONVERSATION, "abstained")
         elif intent.is_listing and not (follow and follow.papers):
             draft = self.list_papers(run, intent)
             run.lap("retrieve", mark)

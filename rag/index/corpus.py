@@ -437,6 +437,8 @@ def expand_paths(paths: list[Path]) -> list[SourceFile]:
             files.extend(SourceFile(p, p.relative_to(path).as_posix()) for p in found)
         elif path.is_file():
             files.append(SourceFile(path, path.name))
+        elif path.exists():  # /dev/zero, a pipe, a socket: nothing to read papers from
+            raise BadInput(f"{path}: not a regular file or a directory")
         else:
             raise NotFound(f"{path}: no such file or directory")
     return files

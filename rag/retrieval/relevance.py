@@ -277,6 +277,9 @@ def _american(word: str) -> list[str]:
     return [changed for pattern, to in _BRITISH if (changed := re.sub(pattern, to, word)) != word]
 
 
+_LONG_WORD = 10  # letters of a word long enough to be respelled as a word no English list holds
+
+
 def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tuple[str, dict[str, str]]:
     """``text`` with each misspelled word replaced by the English word one letter away (or its
     American spelling) that the papers write, and what was replaced by what.
@@ -285,8 +288,10 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
     reason, and a researcher expects "contrastive lerning" to list contrastive learning. Only
     lower-case words of six letters or more whose stem no chunk holds and that no English word
     list holds (pyspellchecker's): "quantization" in a list with no paper on it is no typo of
-    "quantitation". The replacement must be an English word (an American spelling may be any
-    word) whose stem the papers write, the commonest; an ending added or dropped is no typo. A
+    "quantitation". The replacement is the commonest English word (an American spelling may be
+    any word) whose stem the papers write, or else, for a word of ten letters or more, the one word
+    the papers write one letter away ("interpretability", which no English list holds); an
+    ending added or dropped is no typo. A
     word the papers write is left as typed ("mixtral" is no typo of "mistral", whichever is
     commoner), so the word list is read only when a word is written by no paper."""
     stems = {m.group(0): lexical_terms(m.group(0)) for m in _SPELLED.finditer(text)}
@@ -299,17 +304,25 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
         if stem not in absent or is_english_word(word):
             continue
         american = _american(word)
-        edits: dict[str, list[str]] = {}  # stem of an edit -> its English edits, likeliest first
+        edits: dict[str, list[str]] = {}  # stem of an edit -> its edits, likeliest first
+        english: set[str] = set()  # the stems of English edits (or American spellings)
         for edit in (*american, *one_edit(word)):
             if edit.startswith(word) or word.startswith(edit):  # an ending added or dropped:
                 continue  # "backdoors" is no typo of "backdoor", nor "imagen" of "image"
-            if len(terms := lexical_terms(edit)) == 1 and (edit in american or is_english_word(edit)):
+            if len(terms := lexical_terms(edit)) == 1:
                 edits.setdefault(terms[0], []).append(edit)
+                if edit in american or is_english_word(edit):
+                    english.add(terms[0])
         if not edits:
             continue
         found = weights_of(list(edits))
-        if written := [t for t in edits if t not in found.absent]:
-            commonest = min(written, key=lambda t: (found.weights[t], t))  # the lowest IDF
+        written = [t for t in edits if t not in found.absent]
+        # An English word first; else, for a long word (a name is seldom one: "mixtral" is no
+        # typo of "mixtural"), the field's own ("interpretabilty" → "interpretability", which no
+        # English word list holds) when papers write it in one spelling only.
+        field = written if len(written) == 1 and len(word) >= _LONG_WORD else []
+        if choice := [t for t in written if t in english] or field:
+            commonest = min(choice, key=lambda t: (found.weights[t], t))  # the lowest IDF
             fixed[word] = edits[commonest][0]
     for word, edit in fixed.items():
         text = re.sub(rf"\b{word}\b", edit, text)

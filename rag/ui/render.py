@@ -23,7 +23,7 @@ from rich.table import Table
 
 from rag.errors import BadInput, redact
 from rag.records import Answer, AnswerMode, Citation, Hit, Paper
-from rag.text import plain_text, printable
+from rag.text import papers_count, plain_text, printable
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -158,7 +158,7 @@ def papers_table(papers: list[Paper]) -> None:
             shown(f"{paper.source}:{paper.line}", latex=False),
         )
     console.print(table)
-    console.print(f"[dim]{len(papers)} papers[/]")
+    console.print(f"[dim]{papers_count(len(papers))}[/]")
 
 
 def paper_details(papers: list[Paper]) -> None:

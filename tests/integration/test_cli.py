@@ -266,6 +266,25 @@ def test_a_follow_up_without_a_model_is_answered_from_the_papers_cited_before_or
     assert elsewhere["answer"].startswith("The papers cited before (000-01) do not answer this follow-up")
 
 
+def test_a_follow_up_with_no_conversation_to_lean_on_is_refused_with_how_to_ask_not_answered(
+    seed_settings, tmp_path
+):
+    settings = _private_copy(seed_settings, tmp_path)  # an empty log: nothing to continue
+    fresh = run(["ask", "-C", "and on which benchmark?", "--json"], settings)
+    assert "no logged conversation to continue" in fresh.stderr
+    for result in (fresh, run(["ask", "does it need retraining?", "--json"], settings)):
+        answer = json.loads(result.stdout)
+        assert (
+            answer["abstained"]
+            and answer["citations"] == []
+            and "ask it as a full question" in answer["answer"]
+        )
+    # A full question that says "it" is answered as before.
+    full = json.loads(run(["ask", "Does Neural Honeytrace need to retrain the model it protects?", "--json"],
+                          settings).stdout)  # fmt: skip
+    assert [c["id"] for c in full["citations"]] == ["003-09"]
+
+
 def test_chat_without_a_model_resolves_an_elliptic_follow_up_against_the_conversation(seed_settings):
     script = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?\nand on which benchmark?\n"
     result = run(["chat", "--no-log"], seed_settings, stdin=script, extra_env={"COLUMNS": "300"})

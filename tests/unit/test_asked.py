@@ -199,3 +199,27 @@ def test_spelling_out_an_acronym_the_question_or_the_text_writes_names_nothing_n
 def test_whats_an_acronym_asks_for_its_expansion():
     assert asked_for("what's PPRL in VideoVeritas?") == Asked("expansion", "PPRL", described=True)
     assert asked_for("What’s the acronym SOPE short for?").kind == "expansion"
+
+
+def test_a_question_of_several_sentences_asks_in_its_last_after_what_it_sets_aside():
+    two = "There's a paper on dictionary learning for interpretability. Which benchmark does it evaluate on?"
+    assert asked_for(two).kind == "name"
+    aside = "A paper handles gradient inversion. Besides Adam, which optimizers does it handle?"
+    assert asked_for(aside).kind == "entity"
+    assert asked_for("").kind == "open"
+
+
+def test_the_terms_a_paper_spells_out_name_no_model_or_dataset_it_uses():
+    from rag.answer.asked import defined_names
+
+    abstract = (
+        "3D Gaussian Splatting (3DGS) is a technique for 3D assets. We propose GaussTrace for 3DGS"
+        " provenance. A Large Language Model (LLM) reasons over the cues; we test it with Qwen-2.5-7B."
+    )
+    defined = defined_names(abstract)
+    assert {"3DGS", "3D", "Gaussian", "Splatting", "LLM"} <= defined and "Qwen-2.5-7B" not in defined
+    question = "Which LLM does GaussTrace use?"
+    assert not names_answer(
+        "3D Gaussian Splatting (3DGS) is a technique for 3D assets.", question, defined=defined
+    )
+    assert names_answer("We test it with Qwen-2.5-7B.", question, defined=defined)

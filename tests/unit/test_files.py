@@ -4,6 +4,7 @@ lock file goes is never written through, waited on or taken for the file."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from rag.files import is_regular, left_behind, open_log, regular_or_absent
 
@@ -48,3 +49,15 @@ def test_only_a_name_with_the_pid_of_a_gone_process_is_left_behind(tmp_path):
     assert not left_behind(tmp_path / f"weights.{os.getpid()}.part")  # running: ours, in use
     assert not left_behind(tmp_path / "my-notes.part")  # no pid: not one of ours
     assert not left_behind(tmp_path / "notes.v2.part")
+
+
+def test_ingesting_a_device_or_a_missing_path_is_a_one_line_error_naming_what_is_wrong(tmp_path):
+    import pytest
+
+    from rag.errors import BadInput, NotFound
+    from rag.index.corpus import expand_paths
+
+    with pytest.raises(BadInput, match="not a regular file or a directory"):
+        expand_paths([Path("/dev/zero")])
+    with pytest.raises(NotFound, match="no such file or directory"):
+        expand_paths([tmp_path / "absent.jsonl"])

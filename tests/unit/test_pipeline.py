@@ -163,6 +163,11 @@ def test_a_question_naming_by_acronym_what_its_paper_spells_out_is_answered():
     assert _evidence("How fast are TSP instances solved?", solver, rare="tsp").missing == ("tsp",)
 
 
+def test_a_name_the_paper_writes_in_math_or_with_a_superscript_is_not_missing():
+    abstract = "We introduce Cross-Context Consistency ($C^3$), a black-box sandbagging detector."
+    assert _evidence("What is C3?", abstract, rare="c3").missing == ()
+
+
 def test_no_llm_answers_with_quoted_evidence_or_refuses_when_it_does_not_answer():
     chain = AnswerChain(Settings(llm="none"), FakeRetriever(PAPERS), LLMHandle("none", None, "none"))
     assert chain.ask("By how much does AdaSCALE beat OptFS in near-OOD FPR@95?").mode == "extractive"
@@ -642,12 +647,19 @@ def test_a_topic_word_no_paper_writes_is_read_as_the_word_one_letter_away_and_th
         ("watermarking", ("watermarking", {})),
         ("watermarks", ("watermarks", {})),  # an ending is no typo
         ("quantitations", ("quantitations", {})),  # a word some paper writes is as typed, however rare
+        # a long word of the field no English list holds; not a short one ("mixtral" as "mixtural")
+        ("sparse autoencodres", ("sparse autoencoders", {"autoencodres": "autoencoders"})),
+        ("mixtral", ("mixtral", {})),
     ],
 )
 def test_only_a_lower_case_word_no_paper_writes_and_no_dictionary_holds_is_respelled(topic, read):
     from rag.retrieval.relevance import respelled
 
-    papers = [*PAPERS, paper("q1", "Quantitation of errors in watermark detectors.")]
+    papers = [
+        *PAPERS,
+        paper("q1", "Quantitation of errors in watermark detectors."),
+        paper("s1", "Sparse autoencoders with mixtural priors find interpretable features."),
+    ]
     assert respelled(topic, FakeRetriever(papers).term_weights) == read
 
 

@@ -256,6 +256,9 @@ def test_a_query_loses_terminal_escapes_and_hidden_characters_but_keeps_script_j
     assert checked_query("diffusion\u202emodels") == "diffusion models"  # not one word
     assert checked_query("a\nmulti-line\tquestion") == "a multi-line question"
     assert checked_query("Переход\u200cкод") == "Переход\u200cкод"  # a joiner some scripts need
+    # Pasted or typed as the papers do not write it: a zero-width space, full-width letters, "³".
+    assert checked_query("What does O\u200bPUS stand for?") == "What does OPUS stand for?"
+    assert checked_query("What is ＯＰＵＳ or C³?") == "What is OPUS or C3?"
 
 
 @pytest.mark.parametrize(
