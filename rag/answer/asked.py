@@ -100,7 +100,7 @@ _NOT_A_MODIFIER = (
 )
 _NAME_ASKED = re.compile(
     rf"^\s*{_PREPOSITION}(?:which|what)\s+(?:{_NOT_A_MODIFIER}(?!{_AUXILIARY}\b)[\w'’\-]+\s+){{0,3}}?"
-    r"(?:models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?)\s+"
+    r"(?P<noun>models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?)\s+"
     rf"{_AUXILIARY}\b",
     re.I,
 )
@@ -129,6 +129,7 @@ class Asked:
     many: bool = False  # "how many ...?" (things, or "times faster"): only a figure answers
     # "What accuracy / success rate ...?": only a figure in digits answers ("three findings" does not)
     measured: bool = False
+    noun: str = ""  # the stem of what a name answers ("benchmark"): a sentence writing it with one leads
 
 
 # "How many <things> ...": the things are the plural that ends the first words after it, before a
@@ -185,8 +186,8 @@ def asked_for(question: str) -> Asked:
         many = _HOW_MANY.search(text) is not None
         measured = not many and _MEASURE_ASKED.search(text) is not None
         return Asked("number", counted=counted, counted_also=also, many=many, measured=measured)
-    if _NAME_ASKED.search(text):
-        return Asked("name")
+    if match := _NAME_ASKED.search(text):
+        return Asked("name", noun=lexical_terms(match.group("noun"))[0])
     if _ENTITY_ASKED.search(text) and not _WHICH_PAPERS.match(text):
         return Asked("entity")
     if YES_NO.match(text) and has_bound(text):  # "Compared against more than five baselines?": "six"

@@ -183,6 +183,8 @@ def gather(
             bonus = tuning.typed_bonus if typed and asked.kind != "open" else 0.0
         if spells and asked.described:  # "What's PPRL?": any sentence describing it is typed too
             bonus += tuning.typed_bonus
+        if typed and asked.noun and asked.noun in present:  # "... the SAEBench benchmark"
+            bonus += tuning.typed_bonus / 2
         by_key[key].append(Sentence(key, n, text, similarity + pointed + bonus, cov, typed))
     out = []
     asked_numbers = asked_figures(question)
@@ -323,8 +325,8 @@ def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_pap
     retrieved of equals): a question about one paper ("What does SAE stand for in the feature
     death paper?") is not answered half from a neighbour that writes the same words. Without it
     (a question for several papers, or not in English, whose support counts untranslated words),
-    the best sentences of all answering papers (see :func:`about_one_paper`). Sentences keep
-    reading order within a paper. Grounded by construction: it says nothing the papers do not.
+    the best sentences of all answering papers (see :func:`about_one_paper`). Within a paper, a
+    sentence naming what the question asks for comes first, then reading order. Grounded by construction: it says nothing the papers do not.
     """
     answering = [e for e in evidence if e.answers] or evidence
     if one_paper and answering:
@@ -332,7 +334,9 @@ def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_pap
     pool = [s for e in answering for s in e.sentences]
     chosen = sorted(pool, key=lambda s: -s.score)[:max_sentences]
     order = {e.key: n for n, e in enumerate(evidence)}
-    chosen.sort(key=lambda s: (order[s.key], s.position))
+    # The sentence naming what is asked ("... 3K videos from 9 generators") before one that only
+    # sets the scene ("The growing capability of video generation ..."); else reading order.
+    chosen.sort(key=lambda s: (order[s.key], not s.names_answer, s.position))
     return " ".join(cite(s.text, s.key) for s in chosen)
 
 

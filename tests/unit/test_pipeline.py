@@ -757,3 +757,23 @@ def test_the_settling_quote_keeps_the_best_sentence_whatever_its_score_and_a_que
     ]
     quote = settling_quote([PaperEvidence("k1", paper("k1", "x"), sentences)], ["k1"])
     assert quote == "The paper writes: “Can X be trained without data?” [k1]."
+
+
+def test_a_quoted_answer_leads_with_the_sentence_naming_what_is_asked_not_the_scene_setting_one():
+    from rag.answer import evidence as ev
+
+    mintvid = (
+        "The growing capability of video generation poses escalating risks for detection. We introduce"
+        " MintVid, a dataset of 3K videos from 9 generators for detection."
+    )
+    quoted = ev.quoted_answer([_evidence("How many generators are in MintVid for detection?", mintvid)])
+    assert quoted.startswith("We introduce MintVid, a dataset of 3K videos from 9 generators")
+    ksvd = (
+        "We propose KSVD-X with Gemma-2 for dictionary learning and interpretability. We evaluate KSVD-X"
+        " for interpretability on the SAEBench benchmark."
+    )
+    asked = (
+        "There's a paper on dictionary learning for interpretability. Which benchmark does it evaluate on?"
+    )
+    best = max(_evidence(asked, ksvd).sentences, key=lambda s: s.score)
+    assert "SAEBench benchmark" in best.text  # the name written with what is asked leads
