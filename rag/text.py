@@ -123,7 +123,7 @@ def _for_people(text: str) -> str:
     for span in _MATH_SPAN.finditer(text):
         out += [
             _text_markup(text[at : span.start()], after_math=at > 0),
-            math_text(span.group(1) or span.group(2) or ""),
+            math_text(span.group(1) or span.group(2) or span.group(3) or ""),
         ]
         at = span.end()
     shown = "".join([*out, _text_markup(text[at:], after_math=at > 0)])
@@ -161,9 +161,13 @@ _TEXT_MARKUP: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
-# Inline math: $...$ on one line (not "$5 and $6"-style prices: no digit-space right after "$"),
-# or \( ... \).
-_MATH_SPAN = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]{1,300}?)(?<![\s\\])\$(?!\d)|\\\((.{1,300}?)\\\)")
+# Inline math: $...$ on one line (not "$5 and $6"-style prices: no digit right after the closing
+# "$", unless the span is a command: "from 17$\rightarrow$30\%"), or \( ... \).
+_MATH_SPAN = re.compile(
+    r"(?<![\\$])\$(\\[A-Za-z]+)\$"
+    r"|(?<![\\$])\$(?!\s)([^$\n]{1,300}?)(?<![\s\\])\$(?!\d)"
+    r"|\\\((.{1,300}?)\\\)"
+)
 
 
 def math_spans(text: str) -> list[tuple[int, int]]:

@@ -326,7 +326,8 @@ def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_pap
     death paper?") is not answered half from a neighbour that writes the same words. Without it
     (a question for several papers, or not in English, whose support counts untranslated words),
     the best sentences of all answering papers (see :func:`about_one_paper`). Within a paper, a
-    sentence naming what the question asks for comes first, then reading order. Grounded by construction: it says nothing the papers do not.
+    sentence naming what the question asks for comes first, then reading order. Grounded by
+    construction: it says nothing the papers do not.
     """
     answering = [e for e in evidence if e.answers] or evidence
     if one_paper and answering:

@@ -133,6 +133,9 @@ def test_inline_math_is_typeset_as_unicode_text_for_people():
         "1/√d, xₜ₊₁ ∈ ℝᵈ, C³"
     )
     assert plain_text(r"$O(n^{1/2})$ and $\tilde{O}(\sqrt{T})$", symbols=True) == "O(n^(1/2)) and Õ(√T)"
+    # A command between figures is math, though a figure follows its closing "$" (not a price).
+    rises = r"rises from 17$\rightarrow$30\% (+78\%) and 24$\rightarrow$43\%, and 9$\rightarrow$19\%"
+    assert plain_text(rises, symbols=True) == "rises from 17→30% (+78%) and 24→43%, and 9→19%"
 
 
 def test_math_written_without_braces_or_with_doubled_backslashes_leaves_no_markup():
