@@ -20,7 +20,7 @@ _INTRO = re.compile(
     re.IGNORECASE,
 )
 _NAMED_APPOSITION = re.compile(
-    r"\b(?:propose|introduce|present)s?\s+((?:[A-Z][\w\-]+ ){0,2}[A-Z][\w\-]+),\s+(?:a|an|the)\s"
+    r"\b(?:propose|introduce|present)s?\s+[`*]*((?:[A-Z][\w\-]+ ){0,2}[A-Z][\w\-]+)[`*]*,\s+(?:a|an|the)\s"
 )
 _BOLD = re.compile(r"\*\*([^*]{2,40})\*\*")
 _APPOSITION = re.compile(r"(?:^|[.!?]\s+)(?P<name>[^\s,]{2,30}),\s+(?:a|an)\s", re.MULTILINE)
@@ -57,8 +57,11 @@ def method_name(abstract: str) -> str | None:
     introduced = set(_PAREN.findall(" ".join(m.group("rest") for m in _INTRO.finditer(abstract))))
     abbreviations -= introduced
     candidates: list[str] = []
-    # "we propose Neural Honeytrace, a plug-and-play ...": a capitalised name followed by an apposition.
-    candidates.extend(m.group(1) for m in _NAMED_APPOSITION.finditer(abstract))
+    # "we propose Neural Honeytrace, a plug-and-play ...", "We introduce `SOPE`, a ...": a
+    # capitalised name followed by an apposition is the method's name, short or not.
+    named = [m.group(1) for m in _NAMED_APPOSITION.finditer(abstract)]
+    if named and len(named[0]) <= MAX_LABEL and named[0] not in abbreviations:
+        return named[0]
     for match in _INTRO.finditer(abstract):
         rest = match.group("rest")
         # "we introduce Cross-Context Consistency ($C^3$)": the short form is the name people use.

@@ -24,3 +24,9 @@ def test_generic_acronyms_are_not_method_names():
         and is_coined_name("OptFS", set())
         and is_coined_name("d2-AnyOrder", set())
     )
+
+
+def test_a_short_name_in_code_marks_introduced_with_an_apposition_is_the_label():
+    abstract = "Servers leak data. We introduce `SOPE`, a Scenario-aware and zerO-click exfiltration tool."
+    assert display_label(abstract) == "SOPE"
+    assert display_label("Attention is costly. We propose DLA, a dynamic memory framework.") == "DLA"
