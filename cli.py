@@ -69,13 +69,27 @@ TopK = Annotated[
     int | None,
     typer.Option("-k", min=1, max=200, help="Papers to retrieve, 1-200. Default: CITELINE_TOP_K, else 4."),
 ]
-Mode = Annotated[str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.")]
+# rag.retrieval.MODES, not imported here (--help stays light); a test checks that the two agree.
+RETRIEVAL_MODES = ("hybrid", "dense", "bm25")
+
+
+def _retrieval_mode(value: str) -> str:
+    """``--mode``, in any case; an unknown one is a usage error before any work (exit 2)."""
+    if value.strip().lower() not in RETRIEVAL_MODES:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(RETRIEVAL_MODES)}")
+    return value.strip().lower()
+
+
+Mode = Annotated[
+    str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.", callback=_retrieval_mode)
+]
 LLM = Annotated[
     str | None,
     typer.Option(
         "--llm",
         help="auto, local (the embedded model), openai (any OpenAI-compatible server) or none (no model: "
         "extractive answers). Default: CITELINE_LLM, else auto.",
+        callback=lambda value: value.strip().lower() if value else value,  # "--llm NONE" as "none"
     ),
 ]
 Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this venue (e.g. ICML).")]

@@ -56,3 +56,12 @@ def test_a_collection_option_given_twice_reads_both_collections():
     """ "-c a -c b" read only b (the last value of a plain option): now both, as "-c a,b"."""
     assert cli._settings(collection=["iclr2022", "iclr2023"]).collection == "iclr2022,iclr2023"
     assert cli._settings(collection=None).collection == cli._settings().collection
+
+
+def test_an_unknown_retrieval_mode_is_a_usage_error_before_any_work_and_case_does_not_matter():
+    from rag.retrieval import MODES
+
+    assert cli.RETRIEVAL_MODES == MODES
+    bad = RUNNER.invoke(cli.app, ["ask", "x", "--mode", "foo"], env={"NO_COLOR": "1"})
+    assert bad.exit_code == 2 and "'foo' is not one of hybrid, dense, bm25" in " ".join(bad.output.split())
+    assert cli._retrieval_mode("BM25") == "bm25"
