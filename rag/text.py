@@ -445,6 +445,25 @@ def lexical_sequence(text: str) -> list[str]:
     return stem.stemWords(words) if stem else words
 
 
+# The stems a hyphen joins onto a name to say how a thing is built ("LLM-based agents",
+# "data-driven control", "LLM-powered tools"): the phrase reads through them.
+_CONNECTORS = frozenset(("base", "driven", "power"))
+
+
+def has_phrase(phrase: list[str], sequence: list[str]) -> bool:
+    """``phrase`` (two terms or more) occurs in ``sequence`` as a run: "reward model" in "process
+    reward models", not in "reward distributions of the model"; "LLM agents" in "LLM-based
+    agents" too (a connector between its terms is read through, unless the phrase has it: "base
+    model" is not "model")."""
+    n = len(phrase)
+    if n < 2:
+        return False
+    if _CONNECTORS.isdisjoint(sequence) or not _CONNECTORS.isdisjoint(phrase):
+        return any(sequence[i : i + n] == phrase for i in range(len(sequence) - n + 1))
+    read = [t for t in sequence if t not in _CONNECTORS]
+    return any(read[i : i + n] == phrase for i in range(len(read) - n + 1))
+
+
 def lexical_words(text: str) -> list[tuple[str, str]]:
     """(word, stem) for each term of :func:`lexical_sequence`: a phrase found by its stems
     ("imit learn") is shown to a reader as it was written ("imitation learning")."""

@@ -27,7 +27,15 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from rag.text import coined_names, has_name, is_english_word, lexical_sequence, lexical_terms, one_edit
+from rag.text import (
+    coined_names,
+    has_name,
+    has_phrase,
+    is_english_word,
+    lexical_sequence,
+    lexical_terms,
+    one_edit,
+)
 
 if TYPE_CHECKING:
     from rag.records import Hit, Paper
@@ -224,13 +232,6 @@ def judge(
     names += tuple(sorted(n for n in weights.coined if has_name(text, n)))
     phrase = has_phrase(lexical_sequence(query), lexical_sequence(text))
     return Relevance(coverage(query_terms, paper_terms(paper), weights), names, similarity or 0.0, phrase)
-
-
-def has_phrase(phrase: list[str], sequence: list[str]) -> bool:
-    """``phrase`` (two terms or more) occurs in ``sequence`` as a run: "reward model" in "process
-    reward models", not in "reward distributions of the model"."""
-    n = len(phrase)
-    return n >= 2 and any(sequence[i : i + n] == phrase for i in range(len(sequence) - n + 1))
 
 
 # Words a topic is phrased with that no paper needs to contain: "new reward models".

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from rag.text import acronym_singular, coined_names, lexical_sequence
+from rag.text import acronym_singular, coined_names, has_phrase, lexical_sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -127,11 +127,6 @@ def _robust_z(values: np.ndarray) -> np.ndarray:
     return (values - median) / spread
 
 
-def _phrase_in(phrase: list[str], sequence: list[str]) -> bool:
-    n = len(phrase)
-    return any(sequence[i : i + n] == phrase for i in range(len(sequence) - n + 1))
-
-
 def _with_pairs(terms: list[str]) -> set[str]:
     """A paper's stemmed words and adjacent word pairs ("graph neural", "neural network")."""
     return set(terms) | {f"{a} {b}" for a, b in pairwise(terms)}
@@ -160,7 +155,7 @@ def _uses_any(
             continue
         has = np.array([all(t in present for t in phrase) for present in term_sets])
         if len(phrase) > 1:
-            has &= np.array([bool(h) and _phrase_in(phrase, terms[i]) for i, h in enumerate(has)])
+            has &= np.array([bool(h) and has_phrase(phrase, terms[i]) for i, h in enumerate(has)])
         if 2 <= has.sum() <= common and float(np.median(z_topic[has])) > tuning.expansion_z:
             found |= has
     return found
@@ -286,7 +281,7 @@ def score_papers(
                 # in over a tenth of a conference's papers, must also match in meaning (below).
                 one_word = len(unique) == 1
                 if (one_word and df[unique[0]] <= max(0.1 * n, 10)) or (
-                    not one_word and _phrase_in(part, terms[i])
+                    not one_word and has_phrase(part, terms[i])
                 ):
                     phrase[i] = True
         if whole:

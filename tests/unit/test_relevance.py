@@ -39,6 +39,10 @@ def test_phrases_alternatives_and_filler():
     assert not has_phrase(
         lexical_sequence("reward models"), lexical_sequence("reward distributions of models")
     )
+    # "LLM-based agents" are LLM agents; a phrase holding the connector reads it as written.
+    assert has_phrase(lexical_sequence("LLM agents"), lexical_sequence("attacks on LLM-based agents"))
+    assert has_phrase(lexical_sequence("data-driven control"), lexical_sequence("a data-driven control law"))
+    assert not has_phrase(lexical_sequence("base models"), lexical_sequence("the models we base it on"))
     assert topic_parts("supervised or unsupervised learning") == [
         "supervised or unsupervised learning",
         "supervised learning",
