@@ -23,19 +23,35 @@ from rag.errors import BadInput
 MAX_QUERY_CHARS = 2000
 
 
-# Zero-width spaces and soft hyphens inside a word (a PDF's or a web page's): dropped, not made a
-# space. Not the joiners some scripts need (U+200C, U+200D).
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u2060\ufeff\u00ad"))
+# Soft hyphens and word joiners (a PDF's or a web page's) sit inside a word: dropped. A zero-width
+# space is dropped inside a name's capitals ("O\u200bPUS"), else it parts words
+# ("diffusion\u200bmodels"). Not the joiners some scripts need (U+200C, U+200D).
+_INVISIBLE = dict.fromkeys(map(ord, "\u2060\ufeff\u00ad"))
+_ZERO_WIDTH = re.compile("\u200b")
+
+
+def _zero_width(match: re.Match[str]) -> str:
+    """A zero-width space between two capitals is dropped ("O\u200bPUS"), any other a space."""
+    text, at = match.string, match.start()
+    around = text[at - 1 : at] + text[at + 1 : at + 2]
+    return "" if len(around) == 2 and around.isupper() else " "
+
+
+# What is typed in a compatibility form of what the papers write: full-width letters ("ＯＰＵＳ"),
+# ligatures ("ﬁ"), and digits raised after a capital ("C³", "S²IP"), not "O(n²)".
+_COMPATIBLE = re.compile(r"[\uff01-\uff5e\ufb00-\ufb06]+|(?<=[A-Z])[⁰¹²³⁴-⁹]+")
 
 
 def checked_query(text: str, what: str = "question") -> str:
     """``text`` stripped, what :func:`printable` removes made a space (what is searched is what is
     shown: "diffusion\x1b[0m models" is not a query for "diffusion" and "0m models", nor
-    "diffusion\u202emodels" one word); in NFKC form without zero-width characters, as the papers
-    write their names ("ＯＰＵＳ" and "O\u200bPUS" are OPUS, "C³" is C3); an empty, over-long or
-    undecodable one is a one-line error (never a failed model call or tokenizer)."""
+    "diffusion\u202emodels" one word); with what is typed in another form of what the papers
+    write read as they write it ("ＯＰＵＳ" and "O\u200bPUS" are OPUS, "C³" is C3; "O(n²)" is
+    kept); an empty, over-long or undecodable one is a one-line error (never a failed model call
+    or tokenizer)."""
     if not text.isascii():  # "ＯＰＵＳ", "C³", "ﬁne-tuning" as typed; "O\u200bPUS" pasted from a PDF
-        text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
+        text = _ZERO_WIDTH.sub(_zero_width, text).translate(_INVISIBLE)
+        text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
     text = " ".join(printable(text, " ").split())
     if not text:
         raise BadInput(f"the {what} is empty")

@@ -172,11 +172,13 @@ _ASIDE = re.compile(
 
 def asked_for(question: str) -> Asked:
     """The kind of answer ``question`` asks for (see the module docstring). A question of several
-    sentences asks in its last ("There's a paper on dictionary learning. Which benchmark does it
-    evaluate on?" asks for a name), after what it sets aside ("Besides Adam, which optimizers
-    ...?")."""
+    sentences asks in its last question ("There's a paper on dictionary learning. Which benchmark
+    does it evaluate on?" asks for a name; "Which dataset does X use? Answer briefly." too), after
+    what it sets aside ("Besides Adam, which optimizers ...?")."""
     text = plain_text(question)
-    text = _ASIDE.sub("", (split_sentences(text) or [text])[-1])
+    sentences = split_sentences(text) or [text]
+    asking = [s for s in sentences if s.rstrip().endswith("?")] or sentences  # not "Answer briefly."
+    text = _ASIDE.sub("", asking[-1])
     if match := _EXPANSION.search(text):
         return Asked("expansion", canonical_name(match.group("acronym") or match.group("acronym2")))
     if (match := _WHAT_IS.search(text)) and acronym_singular(canonical_name(match.group(1))).isupper():
@@ -187,7 +189,7 @@ def asked_for(question: str) -> Asked:
         measured = not many and _MEASURE_ASKED.search(text) is not None
         return Asked("number", counted=counted, counted_also=also, many=many, measured=measured)
     if match := _NAME_ASKED.search(text):
-        return Asked("name", noun=lexical_terms(match.group("noun"))[0])
+        return Asked("name", noun=lexical_terms(acronym_singular(match.group("noun")))[0])  # "LLMs": llm
     if _ENTITY_ASKED.search(text) and not _WHICH_PAPERS.match(text):
         return Asked("entity")
     if YES_NO.match(text) and has_bound(text):  # "Compared against more than five baselines?": "six"
@@ -396,10 +398,19 @@ def defined_names(text: str) -> frozenset[str]:
     for name in coined_names(text):
         for sentence in sentences:
             if name in sentence and (spelled := expansion_in(sentence, name)):
+                # "the Massive Multitask Language Understanding (MMLU) benchmark": a benchmark or
+                # dataset by name. (A model spelled out is mostly a class: "Multimodal Large
+                # Language Models (MLLMs)", "Generative Reward Models (GRMs)".)
+                after = sentence[sentence.find(name) + len(name) :][:30]
+                if _NAMED_THING.search(f"{spelled} {after}"):
+                    break
                 found.add(name)
                 found.update(w for w in re.findall(r"[\w\-]+", spelled) if w.lower() != w)  # 3D, Gaussian
                 break
     return frozenset(found)
+
+
+_NAMED_THING = re.compile(r"\b(?:benchmarks?|datasets?|corpus|corpora|challenges?|suites?)\b", re.I)
 
 
 def _adds_a_letter(name: str, acronym: str) -> bool:

@@ -278,8 +278,12 @@ def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence])
         if given:
             return any(g in normalized(text) for g in given)
     if asked.kind == "name":  # "GaussTrace uses 3D Gaussian Splatting" names no LLM
-        defined = frozenset().union(*(defined_names(e.paper.abstract) for e in evidence))
-        return needs_translation(question) or names_answer(text, question, asked, defined)
+        # Defined by a paper, and written by none without defining it (one paper's "SAM" may be
+        # another's model by name).
+        by_paper = [(defined_names(e.paper.abstract), coined_names(e.paper.abstract)) for e in evidence]
+        defined = frozenset().union(*(d for d, _ in by_paper))
+        undefined = frozenset().union(*(c - d for d, c in by_paper))
+        return needs_translation(question) or names_answer(text, question, asked, defined - undefined)
     return needs_translation(question) or names_answer(text, question, asked)
 
 
@@ -318,6 +322,11 @@ def render(evidence: list[PaperEvidence], budget_tokens: int) -> tuple[str, dict
     return "\n\n".join(blocks) + "\n", used
 
 
+# A sentence that opens with a pronoun ("It is trained on ...") reads only after the one naming
+# what "it" is: it is not moved before it.
+_PRONOUN_LED = re.compile(r"\s*(?:it|its|they|their|this|these|those|such|he|she)\b", re.I)
+
+
 def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_paper: bool = True) -> str:
     """The best-scoring sentences, verbatim, each followed by its paper's key.
 
@@ -337,7 +346,9 @@ def quoted_answer(evidence: list[PaperEvidence], max_sentences: int = 2, one_pap
     order = {e.key: n for n, e in enumerate(evidence)}
     # The sentence naming what is asked ("... 3K videos from 9 generators") before one that only
     # sets the scene ("The growing capability of video generation ..."); else reading order.
-    chosen.sort(key=lambda s: (order[s.key], not s.names_answer, s.position))
+    chosen.sort(
+        key=lambda s: (order[s.key], not (s.names_answer and not _PRONOUN_LED.match(s.text)), s.position)
+    )
     return " ".join(cite(s.text, s.key) for s in chosen)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.records import Paper, Turn
+from rag.retrieval.relevance import name_terms
 from rag.text import lexical_terms, stem_terms
 
 # Openings that continue the previous question rather than start a new one.
@@ -86,9 +87,14 @@ class FollowUp:
         return all(term in present for term in self.own_terms)
 
 
+def _topical(question: str) -> list[str]:
+    """The words of ``question`` that name a topic, not what one asks about a paper."""
+    return [t for t in lexical_terms(question) if t not in _ATTRIBUTES]
+
+
 def leans_on_conversation(question: str) -> bool:
     """Whether ``question`` needs the conversation to be understood (see the module docstring)."""
-    topical = [t for t in lexical_terms(question) if t not in _ATTRIBUTES]
+    topical = _topical(question)
     if _REFERS_BACK.search(question) or not topical:
         return True
     return bool(_CONTINUES.search(question)) and len(topical) <= _FRAGMENT_WORDS
@@ -97,10 +103,15 @@ def leans_on_conversation(question: str) -> bool:
 def is_fragment(question: str) -> bool:
     """Whether ``question`` cannot stand alone: it names no topic ("and on which benchmark?"),
     or points back or continues with at most ``_FRAGMENT_WORDS`` words of its own ("does it
-    need retraining?"). Without a conversation it has no subject to be answered about; a full
-    question that also says "it" ("Does it help to prune LLMs for speed?") is not one."""
-    topical = [t for t in lexical_terms(question) if t not in _ATTRIBUTES]
-    leans = _REFERS_BACK.search(question) or _CONTINUES.search(question)
+    need retraining?"). Without a conversation it has no subject to be answered about. A full
+    question that also says "it" is not one: it has words enough ("Does it help to prune LLMs
+    for speed?") or names what "it" is before it ("What is AdaSCALE and what does it beat?",
+    "So what is OPUS?"); "Does it work with GPT-4?" names something, but not what "it" is."""
+    topical = _topical(question)
+    back = _REFERS_BACK.search(question)
+    if name_terms(question[: back.start()] if back else question):
+        return False
+    leans = back or _CONTINUES.search(question)
     return not topical or (bool(leans) and len(topical) <= _FRAGMENT_WORDS)
 
 

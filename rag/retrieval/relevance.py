@@ -321,7 +321,9 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
         # An English word first; else, for a long word (a name is seldom one: "mixtral" is no
         # typo of "mixtural"), the field's own ("interpretabilty" → "interpretability", which no
         # English word list holds) when papers write it in one spelling only.
-        field = written if len(written) == 1 and len(word) >= _LONG_WORD else []
+        # Not a prefix swapped ("dequantization" / "requantization"): that turns the meaning round.
+        same_start = [t for t in written if any(e[:2] == word[:2] for e in edits[t])]
+        field = same_start if len(written) == 1 and len(word) >= _LONG_WORD else []
         if choice := [t for t in written if t in english] or field:
             commonest = min(choice, key=lambda t: (found.weights[t], t))  # the lowest IDF
             fixed[word] = edits[commonest][0]

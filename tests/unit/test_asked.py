@@ -207,6 +207,8 @@ def test_a_question_of_several_sentences_asks_in_its_last_after_what_it_sets_asi
     aside = "A paper handles gradient inversion. Besides Adam, which optimizers does it handle?"
     assert asked_for(aside).kind == "entity"
     assert asked_for("").kind == "open"
+    assert asked_for("Which dataset does KSVD-X use? Answer briefly.").kind == "name"
+    assert asked_for("What does PPRL stand for? Thanks!").kind == "expansion"
 
 
 def test_the_terms_a_paper_spells_out_name_no_model_or_dataset_it_uses():
@@ -223,3 +225,8 @@ def test_the_terms_a_paper_spells_out_name_no_model_or_dataset_it_uses():
         "3D Gaussian Splatting (3DGS) is a technique for 3D assets.", question, defined=defined
     )
     assert names_answer("We test it with Qwen-2.5-7B.", question, defined=defined)
+    # A benchmark spelled out by name is one all the same; a class of models is not a model.
+    mmlu = "FooNet is evaluated on the Massive Multitask Language Understanding (MMLU) benchmark."
+    assert defined_names(mmlu) == frozenset()
+    assert names_answer(mmlu, "Which benchmark does FooNet evaluate on?", defined=defined_names(mmlu))
+    assert "MLLMs" in defined_names("Aligning Multimodal Large Language Models (MLLMs) is hard.")

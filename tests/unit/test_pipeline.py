@@ -650,6 +650,7 @@ def test_a_topic_word_no_paper_writes_is_read_as_the_word_one_letter_away_and_th
         # a long word of the field no English list holds; not a short one ("mixtral" as "mixtural")
         ("sparse autoencodres", ("sparse autoencoders", {"autoencodres": "autoencoders"})),
         ("mixtral", ("mixtral", {})),
+        ("requantization", ("requantization", {})),  # a prefix swapped turns the meaning round
     ],
 )
 def test_only_a_lower_case_word_no_paper_writes_and_no_dictionary_holds_is_respelled(topic, read):
@@ -659,6 +660,7 @@ def test_only_a_lower_case_word_no_paper_writes_and_no_dictionary_holds_is_respe
         *PAPERS,
         paper("q1", "Quantitation of errors in watermark detectors."),
         paper("s1", "Sparse autoencoders with mixtural priors find interpretable features."),
+        paper("d1", "Dequantization of discrete data for normalizing flows."),
     ]
     assert respelled(topic, FakeRetriever(papers).term_weights) == read
 
@@ -768,6 +770,10 @@ def test_a_quoted_answer_leads_with_the_sentence_naming_what_is_asked_not_the_sc
     )
     quoted = ev.quoted_answer([_evidence("How many generators are in MintVid for detection?", mintvid)])
     assert quoted.startswith("We introduce MintVid, a dataset of 3K videos from 9 generators")
+    # ... unless it opens with a pronoun: "It" reads only after what it stands for.
+    foonet = "We propose FooNet, a detector of generated videos. It is trained on videos from 9 generators."
+    quoted = ev.quoted_answer([_evidence("How many generators is FooNet trained on?", foonet)])
+    assert quoted.startswith("We propose FooNet")
     ksvd = (
         "We propose KSVD-X with Gemma-2 for dictionary learning and interpretability. We evaluate KSVD-X"
         " for interpretability on the SAEBench benchmark."
@@ -777,3 +783,16 @@ def test_a_quoted_answer_leads_with_the_sentence_naming_what_is_asked_not_the_sc
     )
     best = max(_evidence(asked, ksvd).sentences, key=lambda s: s.score)
     assert "SAEBench benchmark" in best.text  # the name written with what is asked leads
+
+
+@pytest.mark.parametrize("llm", ["none", "openai"])
+def test_a_fragment_asked_with_no_conversation_is_refused_with_how_to_ask_but_a_full_question_is_not(llm):
+    from rag.answer.followup import NO_CONVERSATION
+
+    reply = "AdaSCALE beats OptFS by 14.94% [o1]."
+    model = None if llm == "none" else ScriptedChatModel(replies=[reply], prompts=[])
+    chain = AnswerChain(Settings(llm=llm), FakeRetriever(PAPERS), LLMHandle(llm, model, llm))
+    fragment = chain.ask("does it beat OptFS?")
+    assert fragment.abstained and fragment.text == NO_CONVERSATION and fragment.citations == []
+    full = chain.ask("By how much does AdaSCALE beat OptFS, and on what does it do so?")
+    assert not full.abstained and "14.94" in full.text

@@ -262,6 +262,8 @@ def test_a_query_loses_terminal_escapes_and_hidden_characters_but_keeps_script_j
     # Pasted or typed as the papers do not write it: a zero-width space, full-width letters, "³".
     assert checked_query("What does O\u200bPUS stand for?") == "What does OPUS stand for?"
     assert checked_query("What is ＯＰＵＳ or C³?") == "What is OPUS or C3?"
+    # ... but a zero-width space between words parts them, and math keeps its powers.
+    assert checked_query("diffusion\u200bmodels in O(n²)") == "diffusion models in O(n²)"
 
 
 @pytest.mark.parametrize(
