@@ -430,8 +430,24 @@ def log_show(entry_id: int, json_out: Json = False, config: Config = None) -> No
 
 EvalSet = Annotated[Path | None, typer.Option("--set", help="Eval JSONL (default: the bundled --split).")]
 Split = Annotated[str, typer.Option("--split", help="Bundled eval split: dev (tuned on) or test (frozen).")]
-Modes = Annotated[str, typer.Option("--mode", help="Comma-separated retrieval modes.")]
-LLMs = Annotated[str | None, typer.Option("--llm", help="Comma-separated LLM settings, e.g. local,none.")]
+
+
+def _retrieval_modes(value: str) -> str:
+    """``--mode a,b`` of ``eval``: each checked as :func:`_retrieval_mode` does."""
+    return ",".join(_retrieval_mode(mode) for mode in value.split(","))
+
+
+Modes = Annotated[
+    str, typer.Option("--mode", help="Comma-separated retrieval modes.", callback=_retrieval_modes)
+]
+LLMs = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="Comma-separated LLM settings, e.g. local,none.",
+        callback=lambda value: value.strip().lower() if value else value,
+    ),
+]
 Judge = Annotated[str, typer.Option("--judge", help="Support judge: lexical, embedding or llm.")]
 OutDir = Annotated[Path, typer.Option("--out", help="Directory for results.json, report.md, chart.png.")]
 Limit = Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")]

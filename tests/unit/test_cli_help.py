@@ -64,4 +64,6 @@ def test_an_unknown_retrieval_mode_is_a_usage_error_before_any_work_and_case_doe
     assert cli.RETRIEVAL_MODES == MODES
     bad = RUNNER.invoke(cli.app, ["ask", "x", "--mode", "foo"], env={"NO_COLOR": "1"})
     assert bad.exit_code == 2 and "'foo' is not one of hybrid, dense, bm25" in " ".join(bad.output.split())
-    assert cli._retrieval_mode("BM25") == "bm25"
+    assert cli._retrieval_mode("BM25") == "bm25" and cli._retrieval_modes("Hybrid, dense") == "hybrid,dense"
+    bad = RUNNER.invoke(cli.app, ["eval", "--mode", "hybrid,fuzzy", "--llm", "NONE"], env={"NO_COLOR": "1"})
+    assert bad.exit_code == 2 and "'fuzzy' is not one of" in " ".join(bad.output.split())
