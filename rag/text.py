@@ -73,6 +73,13 @@ _SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[A-Z0-9$*\\(
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "Fig.", "Eq.", "cf.", "resp.")
 
 
+def opens_sentence(before: str) -> bool:
+    """Does a word written after ``before`` open a sentence? At the start, or after . ! ? that
+    ends no abbreviation ("e.g. Mamba", "vs. Mamba" do not; a colon does not either)."""
+    before = before.rstrip().rstrip("\"'“‘([{").rstrip()
+    return not before or (before[-1] in ".!?" and not before.endswith(_ABBREVIATIONS))
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of an abstract or an answer, keeping abbreviations like "e.g." inside."""
     parts = [p.strip() for p in _SENTENCE_BOUNDARY.split(text) if p.strip()]

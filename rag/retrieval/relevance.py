@@ -35,6 +35,7 @@ from rag.text import (
     lexical_sequence,
     lexical_terms,
     one_edit,
+    opens_sentence,
 )
 
 if TYPE_CHECKING:
@@ -135,16 +136,6 @@ class Relevance:
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9][\w\-.@]*[\w]")
 
 
-# Abbreviations whose full stop ends no sentence ("e.g. Mamba", "vs. Mamba", "et al. Smith").
-_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|vs|cf|etc|al|approx|resp|incl|fig|eq|no)\.$", re.I)
-
-
-def _opens_sentence(before: str) -> bool:
-    """Does a word written after ``before`` open a sentence (of a question or a text)?"""
-    before = before.rstrip().rstrip("\"'“‘([{").rstrip()
-    return not before or (before[-1] in ".!?" and not _ABBREVIATION.search(before))
-
-
 def name_terms(text: str) -> set[str]:
     """Lexical terms of the name-like tokens of ``text``: capitals inside, or first in a word
     that starts no sentence, digits, or all capitals (CIFAR-10, MMLU, GPT-5, OptFS, Anchors
@@ -153,7 +144,7 @@ def name_terms(text: str) -> set[str]:
     for match in _NAME_TOKEN.finditer(text):
         token = match.group(0)
         inner_caps = any(c.isupper() for c in token[1:])
-        opens = _opens_sentence(text[: match.start()])
+        opens = opens_sentence(text[: match.start()])
         if inner_caps or any(c.isdigit() for c in token) or (not opens and token[0].isupper()):
             names.append(token)
     return set(lexical_terms(" ".join(names)))
