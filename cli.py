@@ -80,6 +80,11 @@ def _retrieval_mode(value: str) -> str:
     return value.strip().lower()
 
 
+def _lower_case(value: str | None) -> str | None:
+    """``--llm NONE`` as ``none``: settings' names are read in any case, as venues are."""
+    return value.strip().lower() if value else value
+
+
 Mode = Annotated[
     str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.", callback=_retrieval_mode)
 ]
@@ -89,7 +94,7 @@ LLM = Annotated[
         "--llm",
         help="auto, local (the embedded model), openai (any OpenAI-compatible server) or none (no model: "
         "extractive answers). Default: CITELINE_LLM, else auto.",
-        callback=lambda value: value.strip().lower() if value else value,  # "--llm NONE" as "none"
+        callback=_lower_case,
     ),
 ]
 Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this venue (e.g. ICML).")]
@@ -445,7 +450,7 @@ LLMs = Annotated[
     typer.Option(
         "--llm",
         help="Comma-separated LLM settings, e.g. local,none.",
-        callback=lambda value: value.strip().lower() if value else value,
+        callback=_lower_case,
     ),
 ]
 Judge = Annotated[str, typer.Option("--judge", help="Support judge: lexical, embedding or llm.")]
