@@ -52,10 +52,14 @@ class Attributed:
     text: str
     sentences: list[SentenceSource] = field(default_factory=list)
 
+    @property
+    def kept_keys(self) -> list[str]:
+        """The keys of the kept sentences, in order, each once."""
+        return list(dict.fromkeys(k for s in self.sentences if s.status != "unsupported" for k in s.keys))
+
     def cited(self, context: dict) -> list[Paper]:
         """The papers the rebuilt answer rests on: the keys of its kept sentences, in order."""
-        kept = (k for s in self.sentences if s.status != "unsupported" for k in s.keys)
-        return [context[k] for k in dict.fromkeys(kept) if k in context]
+        return [context[k] for k in self.kept_keys if k in context]
 
     def invalid(self, context: dict) -> list[str]:
         """Keys the model wrote that name no paper in the context (replaced or removed)."""

@@ -384,8 +384,7 @@ class AnswerChain:
         text = attributed.text
         if needs_translation(question) or not restates(text, question):  # "The paper writes" is English
             return text, streamed
-        keys = [k for s in attributed.sentences if s.status != "unsupported" for k in s.keys]
-        quote = ev.settling_quote(run.evidence, keys)
+        quote = ev.settling_quote(run.evidence, attributed.kept_keys)
         if not quote:
             return text, streamed
         if gate is not None and gate.opened and streamed is not None:
