@@ -93,6 +93,9 @@ class PaperEvidence:
     # except for a model, dataset or benchmark asked for: no sentence naming one cannot answer.
     typed: bool = True
     constraint: float = 1.0  # for "which paper ...": how much of what it asks one sentence says
+    # For "Which LLM / dataset ...?": the terms the paper spells out (asked.defined_names), which
+    # name no model or dataset it uses.
+    defined: frozenset[str] = frozenset()
     # This paper's evidence answers the question (see :func:`answers_question`): set by
     # :func:`gather` from the support, what is missing and the constraint.
     answers: bool = False
@@ -232,7 +235,8 @@ def gather(
             and counts
             and named
         )
-        out.append(PaperEvidence(key, paper, best, support, tuple(missing), typed, met, answers))
+        missed = tuple(missing)
+        out.append(PaperEvidence(key, paper, best, support, missed, typed, met, defined[key], answers))
     return out
 
 
@@ -280,9 +284,8 @@ def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence])
     if asked.kind == "name":  # "GaussTrace uses 3D Gaussian Splatting" names no LLM
         # Defined by a paper, and written by none without defining it (one paper's "SAM" may be
         # another's model by name).
-        by_paper = [(defined_names(e.paper.abstract), coined_names(e.paper.abstract)) for e in evidence]
-        defined = frozenset().union(*(d for d, _ in by_paper))
-        undefined = frozenset().union(*(c - d for d, c in by_paper))
+        defined = frozenset().union(*(e.defined for e in evidence))
+        undefined = frozenset().union(*(coined_names(e.paper.abstract) - e.defined for e in evidence))
         return needs_translation(question) or names_answer(text, question, asked, defined - undefined)
     return needs_translation(question) or names_answer(text, question, asked)
 
