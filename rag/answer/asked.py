@@ -370,22 +370,29 @@ _CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:-[A-Za-z]+)*(?:\s+[A-Z][a-z]+(?:
 
 
 def _spelled_acronyms(text: str, acronyms: list[str]) -> set[str]:
-    """The capitalised words of ``text`` that only spell out an acronym the question writes
-    (``acronyms``), or one the text writes right after them: "uses a Large Language Model (LLM)"
-    or "Using Large Language Models, ..." names no LLM for "Which LLM does GaussTrace use?", but
-    "builds on the Graph Attention Network" names a model though its initials spell GAN."""
-    asked = {a.lower() for a in acronyms}
-    words: set[str] = set()
+    """The capitalised words of ``text`` that only spell out an acronym: one the text spells out
+    itself ("uses a Large Language Model (LLM)", see :func:`expansion_in`) or one the question
+    writes (``acronyms``: "Using Large Language Models, ..." for "Which LLM does GaussTrace
+    use?"). "builds on the Graph Attention Network" names a model though its initials spell GAN."""
+    words = {
+        w
+        for name in coined_names(text)
+        if (spelled := expansion_in(text, name))
+        for w in _named_words(spelled)
+    }
+    letters = [spelling for acronym in acronyms for spelling in _letters(acronym)]
     for match in _CAPITALISED_RUN.finditer(text):
         run = match.group(0).split()
-        after = text[match.end() :]
         for start in range(len(run) - 1):  # "Using Large Language Models": its last three
-            initials = "".join(w[0] for w in run[start:]).lower()
-            written = re.match(rf"\s*\(\s*{re.escape(initials)}s?\s*\)", after, re.I) is not None
-            if initials in asked or initials.rstrip("s") in asked or written:
+            if any(_abbreviates(run[start:], spelling) for spelling in letters):
                 words.update(run[start:])
                 break
     return words
+
+
+def _named_words(spelled: str) -> list[str]:
+    """The words of an expansion written with a capital or a digit ("3D Gaussian Splatting")."""
+    return [w for w in re.findall(r"[\w\-]+", spelled) if w.lower() != w]
 
 
 def defined_names(text: str) -> frozenset[str]:
@@ -405,7 +412,7 @@ def defined_names(text: str) -> frozenset[str]:
                 if _NAMED_THING.search(f"{spelled} {after}"):
                     break
                 found.add(name)
-                found.update(w for w in re.findall(r"[\w\-]+", spelled) if w.lower() != w)  # 3D, Gaussian
+                found.update(_named_words(spelled))  # 3D, Gaussian, Splatting
                 break
     return frozenset(found)
 
