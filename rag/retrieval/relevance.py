@@ -281,11 +281,11 @@ def respelled(text: str, weights_of: Callable[[list[str]], TermWeights]) -> tupl
     lower-case words of six letters or more whose stem no chunk holds and that no English word
     list holds (pyspellchecker's): "quantization" in a list with no paper on it is no typo of
     "quantitation". The replacement is the commonest English word (an American spelling may be
-    any word) whose stem the papers write, or else, for a word of ten letters or more, the one word
-    the papers write one letter away ("interpretability", which no English list holds); an
-    ending added or dropped is no typo. A
-    word the papers write is left as typed ("mixtral" is no typo of "mistral", whichever is
-    commoner), so the word list is read only when a word is written by no paper."""
+    any word) whose stem the papers write, or else, for a word of ten letters or more, the one
+    word the papers write one letter away ("interpretability", which no English list holds). An
+    ending added or dropped is no typo. A word the papers write is left as typed ("mixtral" is no
+    typo of "mistral", whichever is commoner), so the word list is read only when a word is
+    written by no paper."""
     stems = {m.group(0): lexical_terms(m.group(0)) for m in _SPELLED.finditer(text)}
     stems = {word: stem[0] for word, stem in stems.items() if len(stem) == 1}
     if not stems:
