@@ -243,6 +243,8 @@ class Intent:
     venue: str | None = None
     year: int | None = None
     recent: bool = False  # a listing of "recent work on X": the latest years the papers span
+    # What a listing asks of each paper ("…, and for what kind of content?"): "" when nothing.
+    each: str = ""
 
     @property
     def is_listing(self) -> bool:
@@ -324,6 +326,8 @@ def classify(question: str) -> Intent:
     that frames the question is read as that word (:func:`_frame_typos`)."""
     question = _frame_typos(question)
     intent = _classify(question)
+    if intent.is_listing and (each := asked_of_each(question)):
+        intent = replace(intent, each=each)
     if (
         intent.is_listing
         and intent.year is None
@@ -332,6 +336,15 @@ def classify(question: str) -> Intent:
     ):
         return replace(intent, recent=True)
     return intent
+
+
+def asked_of_each(question: str) -> str:
+    """What a listing question asks of each paper beyond the topic: "for what kind of content" in
+    "Which papers propose watermarking methods, and for what kind of content?"; "" when it asks
+    for the papers alone. (:data:`_TAIL`, which keeps it out of the topic, finds it.)"""
+    found = _TAIL.search(question)
+    said = found.group(0).strip(" ,;:?.!") if found else ""
+    return re.sub(r"^and\s+", "", said, flags=re.IGNORECASE)
 
 
 def _classify(question: str) -> Intent:

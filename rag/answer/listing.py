@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from rag.settings import AnswerSettings
 
 
-def _line(evidence: PaperEvidence, tail: bool = False) -> str:
+def _line(evidence: PaperEvidence, tail: bool = False, each: bool = False) -> str:
     """One paper: its name, then the sentence that states what it contributes.
 
     A paper likely on the topic is on it (topic selection decided that); its line tells a reader
@@ -37,7 +37,16 @@ def _line(evidence: PaperEvidence, tail: bool = False) -> str:
     names the topic, every sentence holds its words. Measured against the authors' TL;DRs
     (bench/listing_lines.py). A paper of the ``tail`` (only sharing some of the topic's
     vocabulary) shows the sentence holding most of the question's words: why it is listed at all.
-    A seed entry's label is often its own first sentence, cut; then the sentence alone is shown.
+
+    A question asking something of ``each`` paper ("…, and what kind of asset does each one
+    mark?") is answered in the paper's own words too: the line adds, in reading order, the other
+    sentence matching the question best. The contribution alone often leaves it out ("a
+    plug-and-play watermarking framework" does not say it marks audio).
+
+    A seed entry's label is often its own first sentence, cut; then the sentence alone is shown,
+    except on a line for ``each``, where the label still says what the paper is about ("Reliable
+    watermarking of panoramic imagery is…" when the sentences shown say how) unless a shown
+    sentence starts with it.
     """
     if not evidence.sentences:
         return f"- {evidence.paper.display} [{evidence.key}]"
@@ -45,10 +54,16 @@ def _line(evidence: PaperEvidence, tail: bool = False) -> str:
         evidence.sentences,
         key=lambda s: (-s.coverage if tail else 0.0, sentence_role(s.text), -s.score, s.position),
     )
+    shown = [best]
+    others = [s for s in evidence.sentences if s is not best]
+    if each and others:
+        shown = sorted([best, max(others, key=lambda s: (s.score, -s.position))], key=lambda s: s.position)
+    text = " ".join(cite(s.text, evidence.key) for s in shown)
     label = evidence.paper.display
-    if best.text.startswith(label.rstrip("…")) or label.endswith("…"):
-        return f"- {cite(best.text, evidence.key)}"
-    return f"- {label}: {cite(best.text, evidence.key)}"
+    repeated = any(s.text.startswith(label.rstrip("…")) for s in shown)
+    if repeated or (label.endswith("…") and not each):
+        return f"- {text}"
+    return f"- {label}: {text}"
 
 
 # The heading of a listing's papers beyond the likely ones (rag/retrieval/topics.py likely_first).
@@ -94,6 +109,7 @@ def listing_answer(
     vectors: dict | None = None,
     likely: int | None = None,
     note: str = "",
+    each: bool = False,
     *,
     tuning: AnswerSettings,
 ) -> str:
@@ -108,7 +124,7 @@ def listing_answer(
     keys = list(keyed)
     first, rest = (keys[:likely], keys[likely:]) if likely else (keys, [])
     beyond = set(rest)
-    lines = {e.key: _line(e, tail=e.key in beyond) for e in evidence}
+    lines = {e.key: _line(e, tail=e.key in beyond, each=each) for e in evidence}
     head = listing_head(topic, len(keyed), found, where, likely, note)
 
     def shown(group: list[str]) -> list[str]:

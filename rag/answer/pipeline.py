@@ -223,6 +223,7 @@ class AnswerChain:
             where=where,
             note=note,
             vectors=selection.vectors,
+            each=bool(intent.each),
             tuning=self.settings.answer,
         )
         return _Draft(text, "listing")

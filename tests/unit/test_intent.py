@@ -271,3 +271,22 @@ def test_a_listing_of_recent_or_latest_work_asks_for_the_latest_years(question, 
 def test_a_typo_in_the_words_that_frame_a_listing_is_read_as_those_words(question, topic):
     intent = classify(question)
     assert intent.is_listing and intent.topic == topic
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "each"),
+    [
+        ("Which papers study pruning, and which nets do they prune?", "pruning", "which nets do they prune"),
+        ("Which papers use graph transformers and for what tasks?", "graph transformers", "for what tasks"),
+        ("What work is there on active learning, and how is it run?", "active learning", "how is it run"),
+        ("Which papers study pruning and quantization?", "pruning and quantization", ""),
+        ("Which papers work on spectral clustering?", "spectral clustering", ""),
+    ],
+)  # fmt: skip
+def test_a_listing_keeps_what_it_asks_of_each_paper_apart_from_its_topic(question, topic, each):
+    intent = classify(question)
+    assert intent.is_listing and (intent.topic, intent.each) == (topic, each)
+
+
+def test_a_factoid_asks_nothing_of_each_paper():
+    assert classify("How does SpecNet cluster graphs, and what does it cost?").each == ""

@@ -297,6 +297,35 @@ def test_a_listing_line_states_what_the_paper_contributes_not_the_background_it_
     assert lines[2].startswith(f"- Graph data: {opening[:-1]}")
 
 
+def test_a_listing_asked_something_of_each_paper_adds_the_sentence_that_says_it():
+    from rag.answer.listing import listing_answer
+    from rag.retrieval.relevance import TermWeights
+    from rag.settings import AnswerSettings, RetrievalSettings
+
+    abstract = (
+        "Protecting media from misuse is hard. We propose MarkIt, a watermarking framework. "
+        "MarkIt marks speech recordings in the spectral domain. Experiments show robustness."
+    )
+    keyed = {"k1": paper("a1", abstract, title="Protecting media from misuse is…")}
+    terms = ["watermark", "mark", "speech", "record"]  # common words, no rare names
+    weights = TermWeights.from_counts(terms, dict.fromkeys(terms, 5), 10, RetrievalSettings())
+
+    def line(question: str, each: bool) -> str:
+        tuning = AnswerSettings()
+        return listing_answer(
+            question, "watermarking", keyed, None, weights, each=each, tuning=tuning
+        ).splitlines()[1]
+
+    # The contribution, then (in reading order) the sentence saying what is marked; the cut
+    # first sentence still names what the paper is about.
+    assert line("Which papers study watermarking, and what recordings does each mark?", True) == (
+        "- Protecting media from misuse is…: We propose MarkIt, a watermarking framework [k1]. "
+        "MarkIt marks speech recordings in the spectral domain [k1]."
+    )
+    alone = line("Which papers study watermarking?", False)
+    assert alone == "- We propose MarkIt, a watermarking framework [k1]."
+
+
 def test_a_paper_only_sharing_the_topics_vocabulary_shows_why_it_is_listed():
     from rag.answer.listing import VOCABULARY_ONLY, listing_answer
     from rag.retrieval.relevance import TermWeights
