@@ -54,7 +54,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from rag.text import acronym_singular, coined_names, has_phrase, lexical_sequence
+from rag.text import acronym_singular, acronyms_in, coined_names, has_phrase, lexical_sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,13 +101,36 @@ def since_recent(selection: TopicSelection) -> tuple[TopicSelection, str]:
 _NOUN = re.compile(r"(?:ing|tion|sion|ment|ness|ity|ics)$", re.I)
 
 
+# A parenthesis with more of the phrase after it: "worst-case (robust) optimization" (the word
+# before it, the aside, and the head after it, up to the next separator).
+_INNER_ASIDE = re.compile(
+    r"(?P<before>[\w-]+)\s*\((?P<inner>[^(),;]*)\)\s+(?P<head>[^(),;]+?)(?=\s*(?:[,;(]|\band\b|\bor\b|$))"
+)
+
+
 def topic_parts(topic: str) -> list[str]:
     """The topic and its alternatives: "pruning and quantization" → also "pruning", "quantization";
     "distributed or federated learning" → also "distributed learning" (a one-word part borrows the
     last part's head noun), "federated learning"; "model compression (pruning)" → also "model
     compression", "pruning". A paper on either part can be a core paper; the whole topic's meaning
-    still ranks them."""
-    text = re.sub(r"[()\[\]]", " , ", topic)
+    still ranks them.
+
+    A parenthesis inside the phrase is an aside of it, not a part of its own: an acronym the
+    words before it spell is left out ("graph neural networks (GNNs) for molecules" is one part),
+    a word or two is another modifier of the same head ("worst-case (robust) optimization" → also
+    "worst-case optimization", "robust optimization"; alone, "optimization" was a part, and
+    listed most of a conference)."""
+    defined = acronyms_in([topic])
+
+    def aside(match: re.Match[str]) -> str:
+        before, inner, head = match.group("before"), match.group("inner").strip(), match.group("head")
+        if acronym_singular(inner).lower() in defined:
+            return f"{before} {head}"
+        if 0 < len(inner.split()) <= 2:
+            return f"{before} {head} or {inner} {head}"
+        return match.group(0)
+
+    text = re.sub(r"[()\[\]]", " , ", _INNER_ASIDE.sub(aside, topic))
     parts = [p.strip() for p in re.split(r"\s*(?:,|;|/|\band\b|\bor\b|&)\s*", text) if p.strip()]
     head = parts[-1].split()[1:] if len(parts) > 1 else []
     parts = [

@@ -126,6 +126,21 @@ def test_topic_parts_split_alternatives_and_borrow_the_head_noun():
     ]
 
 
+def test_a_parenthesis_inside_a_topic_is_an_aside_of_its_phrase_not_a_part_of_its_own():
+    # A modifier: another way to say the same head ("optimization" alone was a part).
+    assert topic_parts("minimax or adversarial (robust) training") == [
+        "minimax or adversarial (robust) training",
+        "minimax training",
+        "adversarial training",
+        "robust training",
+    ]
+    # An acronym the words before it spell is left out; "for molecules" stays in the phrase.
+    spelled = topic_parts("graph neural networks (GNNs) for molecules")
+    assert spelled[1:] == ["graph neural networks for molecules"]
+    # At the end, a parenthesis still lists alternatives.
+    assert topic_parts("model compression (pruning)")[1:] == ["model compression", "pruning"]
+
+
 def test_acronyms_the_collection_defines_are_learned_and_spelled_out_in_a_topic():
     from rag.retrieval.topics import expand_acronyms
     from rag.text import acronyms_in
