@@ -408,6 +408,17 @@ def stem_terms(text: str, stopwords: frozenset[str] = STOP_WORDS, min_length: in
 
 
 _LEXICAL_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s's own token pattern
+# A digit raised after a letter, as markup or Unicode writes it: "$C^3$", "C^{3}", "S²IP".
+_RAISED_DIGITS = re.compile(r"(?<=[A-Za-z])(?:\^\{?(\d{1,3})\}?|([⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
+
+
+def indexed_text(text: str) -> str:
+    """``text`` with digits raised after a letter written on the line, as a question types them:
+    "$C^3$" and "C³" index as "C3". Split at the caret, "C^3" gave BM25 no token at all (one
+    letter, one digit), so "Does C3 need training data?" could not find the paper by its name."""
+    return _RAISED_DIGITS.sub(lambda m: m.group(1) or m.group(2).translate(_SCRIPT_DIGITS), text)
+
+
 _SCRIPT_CHANGE = re.compile(r"(?<=[^\x00-\u024f\s])(?=[\x00-\u024f])|(?<=[\x00-\u024f])(?=[^\x00-\u024f\s])")
 
 
@@ -456,7 +467,8 @@ def stems_of(words: frozenset[str]) -> frozenset[str]:
 def _content_words(text: str) -> list[str]:
     """The words BM25 indexes, lower-cased, minus stop words, in order."""
     stop = _index_stopwords()
-    text = _SCRIPT_CHANGE.sub(" ", plain_text(text))  # "AdaSCALE在近OOD上" is three words, not one
+    # "AdaSCALE在近OOD上" is three words, not one
+    text = _SCRIPT_CHANGE.sub(" ", plain_text(indexed_text(text)))
     return [w for w in (m.lower() for m in _LEXICAL_TOKEN.findall(text)) if w not in stop]
 
 

@@ -26,10 +26,12 @@ from pathlib import Path
 from rag.errors import disk_full, warn
 from rag.index.store import Store
 from rag.settings import Settings
-from rag.text import acronyms_in, bm25s_module, lexical_sequence, stemmer
+from rag.text import acronyms_in, bm25s_module, indexed_text, lexical_sequence, stemmer
 
 _STOPWORDS = "en"
-LAYOUT = 4  # 2: the paper table beside BM25; 3: with the acronyms it defines; 4: closed compounds
+# 2: the paper table beside BM25; 3: with the acronyms it defines; 4: closed compounds;
+# 5: digits raised after a letter indexed on the line ("$C^3$" as "C3", rag.text.indexed_text)
+LAYOUT = 5
 # spell two of their letters ("multilayer perceptron (MLP)"). Older: rebuilt once
 
 
@@ -130,7 +132,8 @@ class LexicalIndex:
         table = papers.table()
         if not ids:
             return None, ids, table
-        tokens = bm25s.tokenize(texts, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
+        written = [indexed_text(t) for t in texts]
+        tokens = bm25s.tokenize(written, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
         if not tokens.vocab:
             return None, ids, table  # nothing but stop words and one-letter tokens: no term to match
         retriever = bm25s.BM25()  # NumPy's build (bm25s 0.3's default; SciPy's gives the same matrix)
@@ -220,7 +223,8 @@ class LexicalIndex:
             self.load()
         if self._retriever is None:
             return []
-        tokens = bm25s.tokenize([query], stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
+        asked = [indexed_text(query)]
+        tokens = bm25s.tokenize(asked, stopwords=_STOPWORDS, stemmer=stemmer(), show_progress=False)
         query_tokens = [[t for t in tokens.vocab if t in self._retriever.vocab_dict]]
         if not query_tokens[0]:
             return []

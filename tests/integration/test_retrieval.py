@@ -26,6 +26,13 @@ def test_each_single_mode_finds_the_factoid_paper_in_its_top_three(seed_retrieve
     assert "000-02" in [h.paper.id for h in hits]
 
 
+@pytest.mark.parametrize("name", ["C3", "C³", "C^3"])
+def test_a_name_written_with_a_raised_digit_is_found_by_bm25_however_it_is_typed(seed_retriever, name):
+    # The sandbagging paper writes its name "$C^3$": split at the caret, BM25 had no token for it.
+    hits = seed_retriever.search(name, k=1, mode="bm25", floor=False)
+    assert [h.paper.id for h in hits] == ["003-01"]
+
+
 def test_off_topic_question_retrieves_nothing_above_the_floor(seed_retriever):
     assert seed_retriever.search("What accuracy does GPT-5 reach on MMLU?") == []
     assert seed_retriever.search("What accuracy does GPT-5 reach on MMLU?", floor=False)  # the floor did it

@@ -279,3 +279,11 @@ def test_a_query_loses_terminal_escapes_and_hidden_characters_but_keeps_script_j
 )
 def test_an_abstract_sentence_is_told_apart_as_contribution_own_voice_or_background(sentence, role):
     assert sentence_role(sentence) == role
+
+
+def test_digits_raised_after_a_letter_are_indexed_on_the_line():
+    from rag.text import indexed_text, lexical_terms
+
+    assert indexed_text("We propose $C^3$ and C^{3}; S²IP") == "We propose $C3$ and C3; S2IP"
+    assert "c3" in lexical_terms("Cross-Context Consistency ($C^3$)")
+    assert indexed_text("a rate of 10^{-3} and 2^10") == "a rate of 10^{-3} and 2^10"  # no letter before
