@@ -7,7 +7,9 @@ about something else. So a follow-up that leans on the conversation (it starts w
 its own) is resolved by rule: it is asked together with the last question that stood on its own,
 and only about the papers the previous answer cited. If those papers do not answer it, the answer
 is a refusal that says how to ask instead, never an answer about other papers; so is a follow-up
-whose own words ("what about watermarking?") none of those papers mentions.
+whose own words ("what about watermarking?") none of those papers mentions. Asked first, with no
+conversation, such a continuation naming only a topic asks about the topic (:func:`topic_alone`);
+any other fragment is refused with how to ask.
 """
 
 from __future__ import annotations
@@ -113,6 +115,29 @@ def is_fragment(question: str) -> bool:
         return False
     leans = back or _CONTINUES.search(question)
     return not topical or (bool(leans) and len(topical) <= _FRAGMENT_WORDS)
+
+
+# The words of a question that asks something rather than names a topic.
+_ASKING = frozenset(
+    "which what how why when where who whom whose do does did is are was were can could should would"
+    " will has have had".split()
+)
+
+
+def topic_alone(question: str) -> str:
+    """The topic of a continuation that names only a topic ("what about watermarking?", "And
+    fairness?", "how about diffusion models?"): asked first, with no conversation to continue,
+    it asks about the topic, so it is answered as "Which papers are about it?" would be. "" for
+    anything else: a question ("and on which benchmark?"), a pointer back ("what about its
+    limits?"), or a continuation with no topic words."""
+    opening = _CONTINUES.match(question)
+    if not opening or _REFERS_BACK.search(question):
+        return ""
+    rest = question[opening.end() :].strip(" ,;:?.!")
+    words = {w.lower() for w in re.findall(r"[\w'’-]+", rest)}
+    if not rest or words & _ASKING or not _topical(rest):
+        return ""
+    return rest
 
 
 # Said for a fragment asked with no conversation to read it with.

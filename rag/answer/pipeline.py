@@ -22,7 +22,7 @@ from rag.answer.asked import restates
 from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
-from rag.answer.followup import NO_CONVERSATION, is_fragment
+from rag.answer.followup import NO_CONVERSATION, is_fragment, topic_alone
 from rag.answer.followup import resolve as resolve_follow_up
 from rag.answer.grounding import invented_figures, invented_names, unmet_claim, unmet_figures
 from rag.answer.intent import Intent, classify
@@ -135,6 +135,10 @@ class AnswerChain:
             run.standalone = follow.standalone
         mark = run.lap("rewrite", run.started)
         intent = classify(run.standalone)
+        if not history and (topic := topic_alone(question)):
+            # "what about watermarking?", asked first: which papers are about it
+            asked = classify(f"Which papers are about {topic}?")
+            intent = asked if asked.is_listing or asked.is_catalogue else intent
         if intent.is_catalogue and not (follow and follow.papers):
             draft = self.list_collection(run, intent)
             run.lap("retrieve", mark)

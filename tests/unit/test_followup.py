@@ -76,3 +76,21 @@ def test_a_which_kind_follow_up_is_answered_only_by_a_text_naming_that_kind(ques
     earlier = Turn("What does the consistency detector exploit?", "It exploits [p1].", ("p1",))
     follow = resolve(question, [earlier])
     assert follow is not None and follow.answered_by(text) is answered
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("what about watermarking?", "watermarking"),
+        ("And graph transformers?", "graph transformers"),
+        ("how about diffusion models?", "diffusion models"),
+        ("and on which benchmark?", ""),  # asks something
+        ("what about its limitations?", ""),  # points back
+        ("and the datasets?", ""),  # what one asks of a paper, no topic
+        ("Which papers study watermarking?", ""),  # no continuation
+    ],
+)
+def test_a_continuation_that_names_only_a_topic_gives_that_topic(question, topic):
+    from rag.answer.followup import topic_alone
+
+    assert topic_alone(question) == topic

@@ -825,3 +825,12 @@ def test_a_fragment_asked_with_no_conversation_is_refused_with_how_to_ask_but_a_
     assert fragment.abstained and fragment.text == NO_CONVERSATION and fragment.citations == []
     full = chain.ask("By how much does AdaSCALE beat OptFS, and on what does it do so?")
     assert not full.abstained and "14.94" in full.text
+
+
+@pytest.mark.parametrize("llm", ["none", "openai"])
+def test_a_continuation_naming_only_a_topic_asked_first_lists_the_papers_on_it(llm):
+    model = None if llm == "none" else ScriptedChatModel(replies=[], prompts=[])
+    chain = AnswerChain(Settings(llm=llm), FakeRetriever(TWO_KINDS), LLMHandle(llm, model, llm))
+    answer = chain.ask("what about watermarking?")  # no conversation to continue: about the topic
+    assert answer.mode == "listing" and answer.text.startswith("10 papers on watermarking:")
+    assert chain.ask("and on which benchmark?").abstained  # a question, not a topic
