@@ -168,6 +168,8 @@ def _text_markup(text: str, after_math: bool = False) -> str:
 # footnote not at all.
 _TEXT_MARKUP: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\\(?:underline|textsc|textsf|textup|textmd|textnormal|mbox|text)\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\\(?:textcolor|colorbox)\{[^{}]*\}\{([^{}]*)\}"), r"\1"),  # "\textcolor{red}{the arms}"
+    (re.compile(r"\{?\\color\{[^{}]*\}\s*"), ""),
     (re.compile(r"\{\\(?:it|bf|em|sc|tt|rm|sf|sl)\s+([^{}]*)\}"), r"\1"),
     (  # \cite{k}, \citep[p.~3]{a,b}, \citealp{k}, \eqref{e}: "(k)", not "[k]" (brackets are keys)
         re.compile(r"\s*~?\\(?:cite[a-z]*|eqref|ref)(?:\[[^\]]*\])?\{([^{}]*)\}"),
@@ -233,6 +235,8 @@ _BRACED = r"\{((?:[^{}]|\{[^{}]*\})*)\}"  # one level of nesting: \frac{a_{i}}{b
 _TOKEN = r"(\\[A-Za-z]+|[A-Za-z0-9])"  # an unbraced argument: "\frac 12", "\mathcal O"
 _ARGUMENT = r"\s*(?:" + _BRACED + "|" + _TOKEN + ")"  # two groups: braced, unbraced
 _FRAC = re.compile(r"\\(?:[dt]?frac|nicefrac)" + _ARGUMENT + _ARGUMENT)
+_SQRT = re.compile(r"\\sqrt(?![A-Za-z])" + _ARGUMENT)
+_COLORED = re.compile(r"\\(?:textcolor|colorbox)\s*\{[^{}]*\}|\\color\s*\{[^{}]*\}")
 # A font around its argument, braced or not ("\mathcal{O}", "\mathcal O", "\boldsymbol\phi": TeX
 # takes one token), and the old switches that take none ("{\cal O}").
 _FONT = re.compile(
@@ -287,9 +291,11 @@ def _typeset(math: str) -> str:
     """:func:`math_text`'s work, set braces still held as ``_OPEN``/``_CLOSE``: a script or a
     fraction's part is typeset by this too, and its set braces must outlive the outer pass's
     removal of grouping braces (``\\mathbb{I}_{\\{y = k\\}}``)."""
+    math = _COLORED.sub("", math)  # "\textcolor{red}{x}": x
     for _ in range(3):  # nesting: \frac{\boldsymbol{x}}{2}
         math = _FONT.sub(_font, math)
         math = _FRAC.sub(lambda m: f"{_grouped(_either(m, 1))}/{_grouped(_either(m, 3))}", math)
+        math = _SQRT.sub(lambda m: f"√{_radicand(_either(m, 1))}", math)
     math = _BLACKBOARD.sub(lambda m: _DOUBLE_STRUCK.get(m.group(1), m.group(1)), math)
     math = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], math)
     math = _OPERATOR.sub(r" \\\1", math)
@@ -313,6 +319,13 @@ def _font(match: re.Match) -> str:
     if not _ENDS_IN_COMMAND.search(match.string, max(0, match.start() - 40), match.start()):
         return argument
     return f"{{{argument}}}" if argument else " "
+
+
+def _radicand(part: str) -> str:
+    """What a square root covers: bracketed unless one symbol or a number (√2, √n, √(mn),
+    √(m+n)): "√m+n" reads as √m plus n."""
+    part = _typeset(part).strip()
+    return part if len(part) == 1 or part.isdigit() else f"({part})"
 
 
 def _grouped(part: str) -> str:
