@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from rag.records import Paper, Turn
 from rag.retrieval.relevance import name_terms
-from rag.text import lexical_terms, stem_terms
+from rag.text import coined_names, lexical_terms, stem_terms
 
 # Openings that continue the previous question rather than start a new one.
 _CONTINUES = re.compile(
@@ -31,6 +31,13 @@ _CONTINUES = re.compile(
 _REFERS_BACK = re.compile(
     r"\b(?:it|its|they|them|their|the same|(?:this|that|these|those|the) (?:method|approach|paper|model"
     r"|framework|algorithm|technique|work|authors|study|system|result|results|one|ones)s?)\b",
+    re.I,
+)
+# "the second one", "the first paper": one paper of a list the conversation gave, by its place.
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_NTH = re.compile(
+    r"\b(?:the\s+)?(?P<nth>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+    r"|1st|2nd|3rd|[4-9]th|10th)\s+(?:one|paper|work|method|approach|study|article|entry)\b",
     re.I,
 )
 # What one asks *about* a paper already named: a question made only of these (and question words)
@@ -72,6 +79,7 @@ class FollowUp:
     refusal: str  # what to say when those papers do not answer it
     own_terms: tuple[str, ...] = ()  # the follow-up's topic words the earlier question lacks ("watermark")
     kind_words: tuple[str, ...] = ()  # stems naming what "which benchmark?" asks for (see _KINDS)
+    switched: str = ""  # the question asked of a new subject it names ("What about ActHook?"), if any
 
     def answered_by(self, text: str) -> bool:
         """Whether ``text`` names the kind of thing the follow-up asks for (true when it asks for
@@ -97,7 +105,7 @@ def _topical(question: str) -> list[str]:
 def leans_on_conversation(question: str) -> bool:
     """Whether ``question`` needs the conversation to be understood (see the module docstring)."""
     topical = _topical(question)
-    if _REFERS_BACK.search(question) or not topical:
+    if _REFERS_BACK.search(question) or _NTH.search(question) or not topical:
         return True
     return bool(_CONTINUES.search(question)) and len(topical) <= _FRAGMENT_WORDS
 
@@ -110,7 +118,7 @@ def is_fragment(question: str) -> bool:
     for speed?") or names what "it" is before it ("What is AdaSCALE and what does it beat?",
     "So what is OPUS?"); "Does it work with GPT-4?" names something, but not what "it" is."""
     topical = _topical(question)
-    back = _REFERS_BACK.search(question)
+    back = _REFERS_BACK.search(question) or _NTH.search(question)
     if name_terms(question[: back.start()] if back else question):
         return False
     leans = back or _CONTINUES.search(question)
@@ -147,14 +155,33 @@ NO_CONVERSATION = (
 )
 
 
+def _nth(match: re.Match[str], count: int) -> int:
+    """The index an ordinal ("second", "2nd", "last") names in a list of ``count``."""
+    word = match.group("nth").lower()
+    if word == "last":
+        return count - 1
+    digits = re.match(r"\d+", word)
+    return (int(digits.group(0)) if digits else _ORDINALS.index(word) + 1) - 1
+
+
 def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
-    """``question`` joined to the conversation when it leans on it; None when it stands alone."""
+    """``question`` joined to the conversation when it leans on it; None when it stands alone.
+
+    "the second one" is the second paper of the latest answer that cited several (a listing),
+    asked about as "it". A continuation naming something new ("What about ActHook?" after "What
+    is AdaSCALE?") carries the question it asks of the new subject (:attr:`FollowUp.switched`),
+    asked as a question of its own when the papers cited before do not mention it."""
     if not history or not leans_on_conversation(question):
         return None
     anchor = next(
         (t.question for t in reversed(history) if not leans_on_conversation(t.question)), history[0].question
     )
     papers = history[-1].papers
+    if nth := _NTH.search(question):
+        listed = next((t.papers for t in reversed(history) if len(t.papers) > 1), papers)
+        at = _nth(nth, len(listed))
+        papers = (listed[at],) if 0 <= at < len(listed) else ()
+        question = f"{question[: nth.start()]}it{question[nth.end() :]}"
     cited = ", ".join(papers)
     refusal = (
         f"The papers cited before ({cited}) do not answer this follow-up"
@@ -162,8 +189,29 @@ def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
         else "This follow-up cannot be resolved against the conversation"
     ) + " (without a model it is read with the earlier question); ask it as a full question."
     asked_before = set(lexical_terms(anchor)) | _ATTRIBUTES
-    own = tuple(t for t in lexical_terms(question) if t not in asked_before)
+    # A question pointing back ("What AUC does it reach?") asks about the same papers, in words of
+    # its own ("reach"); a continuation's own words name what it turns to ("what about watermarking?").
+    points_back = _REFERS_BACK.search(question)
+    own = () if points_back else tuple(t for t in lexical_terms(question) if t not in asked_before)
     which = _WHICH.search(question)
     kind = _KINDS.get(which.group("kind").lower().removesuffix("s")) if which else None
     kinds = tuple(stem_terms(kind, stopwords=frozenset())) if kind else ()
-    return FollowUp(f"{anchor.rstrip()} {question.strip()}", papers, refusal, own, kinds)
+    return FollowUp(
+        f"{anchor.rstrip()} {question.strip()}", papers, refusal, own, kinds, _switched(anchor, question)
+    )
+
+
+def _switched(anchor: str, question: str) -> str:
+    """The anchor's question asked of what a continuation names instead ("What is AdaSCALE?" +
+    "What about ActHook?" → "What is ActHook?"), or the names alone when the anchor has no one
+    name to swap; "" when the continuation names nothing new."""
+    opening = _CONTINUES.match(question)
+    if not opening or _REFERS_BACK.search(question):
+        return ""
+    new = sorted(coined_names(question) - coined_names(anchor))
+    if not new:
+        return ""
+    before = sorted(coined_names(anchor))
+    if len(before) == 1:
+        return anchor.replace(before[0], " and ".join(new))
+    return " and ".join(new)

@@ -153,6 +153,9 @@ class AnswerChain:
         else:
             if follow is not None and follow.papers:
                 run.hits = [h for h in self.cited_before(follow.papers) if follow.about(h.paper)]
+                if not run.hits and follow.switched:  # "What about ActHook?": a new subject
+                    run.standalone, follow = follow.switched, None
+                    run.hits = self.retrieve(run.standalone, run.standalone, k, mode, follow_up=False)
             else:
                 run.hits = self.retrieve(question, run.standalone, k, mode, follow_up=bool(history))
             mark = run.lap("retrieve", mark)

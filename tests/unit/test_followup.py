@@ -94,3 +94,31 @@ def test_a_continuation_that_names_only_a_topic_gives_that_topic(question, topic
     from rag.answer.followup import topic_alone
 
     assert topic_alone(question) == topic
+
+
+def test_the_second_one_is_the_second_paper_of_the_latest_list_asked_about_as_it():
+    history = [
+        Turn("Which papers study pruning?", "2 papers on pruning: ... [p1] ... [p2].", ("p1", "p2")),
+        Turn("what does the second one do?", "It prunes trees [p2].", ("p2",)),
+    ]
+    second = resolve("what does the second one do?", history[:1])
+    assert second is not None and second.papers == ("p2",)
+    assert second.standalone == "Which papers study pruning? what does it do?" and second.own_terms == ()
+    first = resolve("and the first one?", history)  # the list, not the one paper cited since
+    assert first is not None and first.papers == ("p1",)
+    assert resolve("and the last paper?", history).papers == ("p2",)
+    assert resolve("what about the fifth one?", history).papers == ()  # no fifth: refused
+
+
+def test_a_follow_up_pointing_back_asks_about_the_same_papers_in_words_of_its_own():
+    earlier = Turn("What is TrapMark?", "TrapMark embeds hooks ... AUC of 94.3 [p1].", ("p1",))
+    follow = resolve("What detection AUC does it reach?", [earlier])
+    assert follow is not None and follow.own_terms == ()  # "reach": the paper says "achieves"
+    assert follow.about(paper("p1", "TrapMark achieves an average detection AUC of 94.3."))
+
+
+def test_a_continuation_naming_something_new_carries_the_question_asked_of_it():
+    earlier = Turn("What is AdaScale?", "AdaScale scales activations [p1].", ("p1",))
+    assert resolve("What about TrapMark?", [earlier]).switched == "What is TrapMark?"
+    assert resolve("and its limitations?", [earlier]).switched == ""  # points back
+    assert resolve("and on which benchmark?", [earlier]).switched == ""  # names nothing new

@@ -834,3 +834,14 @@ def test_a_continuation_naming_only_a_topic_asked_first_lists_the_papers_on_it(l
     answer = chain.ask("what about watermarking?")  # no conversation to continue: about the topic
     assert answer.mode == "listing" and answer.text.startswith("10 papers on watermarking:")
     assert chain.ask("and on which benchmark?").abstained  # a question, not a topic
+
+
+def test_a_continuation_naming_a_paper_the_conversation_did_not_cite_is_asked_of_that_paper():
+    from rag.records import Turn
+
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(PAPERS), LLMHandle("none", None, "none"))
+    earlier = chain.ask("What is AudioMark?")
+    history = [Turn("What is AudioMark?", earlier.text, tuple(c.paper.id for c in earlier.citations))]
+    assert history[0].papers == ("w1",)
+    switched = chain.ask("What about PanoMark?", history=history)  # "What is PanoMark?"
+    assert not switched.abstained and [c.paper.id for c in switched.citations] == ["w2"]
