@@ -85,6 +85,19 @@ def _lower_case(value: str | None) -> str | None:
     return value.strip().lower() if value else value
 
 
+# rag.settings.LLM_CHOICES, not imported here (--help stays light); a test checks that the two agree.
+LLM_KINDS = ("auto", "local", "openai", "none")
+
+
+def _llm_kind(value: str | None) -> str | None:
+    """``--llm``, in any case; an unknown one is a usage error before any work (exit 2), as
+    ``--mode`` is."""
+    value = _lower_case(value)
+    if value is not None and value not in LLM_KINDS:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(LLM_KINDS)}")
+    return value
+
+
 Mode = Annotated[
     str, typer.Option("--mode", help="Retrieval mode: hybrid, dense or bm25.", callback=_retrieval_mode)
 ]
@@ -94,7 +107,7 @@ LLM = Annotated[
         "--llm",
         help="auto, local (the embedded model), openai (any OpenAI-compatible server) or none (no model: "
         "extractive answers). Default: CITELINE_LLM, else auto.",
-        callback=_lower_case,
+        callback=_llm_kind,
     ),
 ]
 Venue = Annotated[str | None, typer.Option("--venue", help="Only papers of this venue (e.g. ICML).")]

@@ -67,3 +67,14 @@ def test_an_unknown_retrieval_mode_is_a_usage_error_before_any_work_and_case_doe
     assert cli._retrieval_mode("BM25") == "bm25" and cli._retrieval_modes("Hybrid, dense") == "hybrid,dense"
     bad = RUNNER.invoke(cli.app, ["eval", "--mode", "hybrid,fuzzy", "--llm", "NONE"], env={"NO_COLOR": "1"})
     assert bad.exit_code == 2 and "'fuzzy' is not one of" in " ".join(bad.output.split())
+
+
+def test_an_unknown_llm_setting_is_a_usage_error_before_any_work_and_case_does_not_matter():
+    from rag.settings import LLM_CHOICES
+
+    assert cli.LLM_KINDS == LLM_CHOICES
+    bad = RUNNER.invoke(cli.app, ["ask", "x", "--llm", "foo"], env={"NO_COLOR": "1"})
+    assert bad.exit_code == 2 and "'foo' is not one of auto, local, openai, none" in " ".join(
+        bad.output.split()
+    )
+    assert cli._llm_kind(" NONE ") == "none" and cli._llm_kind(None) is None
