@@ -24,8 +24,12 @@ HELP = """Commands:
   /summarize T  a cited overview of the papers on topic T
   /reset        forget the conversation (follow-ups start fresh)
   /help         this help
-  /exit         leave (Ctrl-D works too)
+  /exit         leave (so do "exit", "quit" and Ctrl-D)
 Anything else is a question."""
+
+
+# The most of a piped line a transcript shows before its answer or its error, and the history keeps.
+_ECHOED, _KEPT = 500, 10_000
 
 
 class ChatSession:
@@ -58,7 +62,7 @@ class ChatSession:
         for line in sys.stdin:
             # A line that is not UTF-8 is kept readable here; the question's own check refuses it.
             with self.history_file.open("a", encoding="utf-8", errors="replace") as fh:
-                fh.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')}\n+{line.rstrip()}\n")
+                fh.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')}\n+{line.rstrip()[:_KEPT]}\n")
             yield line
 
     def handle(self, line: str) -> bool:
@@ -68,8 +72,12 @@ class ChatSession:
             return True
         if line.startswith("/"):
             return self.command(line)
+        if line.lower() in ("exit", "quit"):  # as a shell or a REPL is left: no question to answer
+            return False
         if not sys.stdin.isatty():  # a terminal already shows what was typed; a transcript does not
-            render.console.print(f"[bold cyan]> {render.shown(line)}[/]")
+            # (a line far over any question's length is shown cut: its error says how long it was)
+            echo = line if len(line) <= _ECHOED else f"{line[:_ECHOED]}…"
+            render.console.print(f"[bold cyan]> {render.shown(echo)}[/]")
         # Streamed on a terminal only: there a draft the check revises is rewritten in place; a
         # transcript gets the checked answer once.
         streaming = sys.stdout.isatty()

@@ -285,6 +285,27 @@ def test_a_follow_up_with_no_conversation_to_lean_on_is_refused_with_how_to_ask_
     assert [c["id"] for c in full["citations"]] == ["003-09"]
 
 
+def test_piped_chat_leaves_at_exit_and_shows_an_over_long_line_cut(seed_settings):
+    script = "x" * 5000 + "\nexit\nnever asked\n"
+    result = run(["chat", "--no-log"], seed_settings, stdin=script)
+    assert "the question is 5,000 characters long" in result.stderr
+    assert "x" * 500 + "…" in result.stdout.replace("\n", "") and "x" * 600 not in result.stdout.replace(
+        "\n", ""
+    )
+    assert "never asked" not in result.stdout
+
+
+def test_chat_without_a_model_takes_the_second_one_as_the_second_paper_listed(seed_settings):
+    script = "Which papers study differential privacy?\nwhat does the second one do?\n"
+    result = run(["chat", "--no-log"], seed_settings, stdin=script, extra_env={"COLUMNS": "300"})
+    assert result.returncode == 0, result.stderr
+    listed = result.stdout.split("> what does the second one do?")[0]
+    second = [line for line in listed.splitlines() if line.startswith("- ")][1]
+    key = second.rsplit("[", 1)[1].split("]")[0]
+    follow_up = result.stdout.split("> what does the second one do?")[1]
+    assert f"[{key}]" in follow_up and "Sources\n 1. " in follow_up and " 2. " not in follow_up
+
+
 def test_chat_without_a_model_resolves_an_elliptic_follow_up_against_the_conversation(seed_settings):
     script = "By how much does AdaSCALE beat OptFS in near-OOD FPR@95?\nand on which benchmark?\n"
     result = run(["chat", "--no-log"], seed_settings, stdin=script, extra_env={"COLUMNS": "300"})
