@@ -104,7 +104,7 @@ _NOUN = re.compile(r"(?:ing|tion|sion|ment|ness|ity|ics)$", re.I)
 # A parenthesis with more of the phrase after it: "worst-case (robust) optimization" (the word
 # before it, the aside, and the head after it, up to the next separator).
 _INNER_ASIDE = re.compile(
-    r"(?P<before>[\w-]+)\s*\((?P<inner>[^(),;]*)\)\s+(?P<head>[^(),;]+?)(?=\s*(?:[,;(]|\band\b|\bor\b|$))"
+    r"(?:(?P<before>[\w-]+)\s*|^\s*)\((?P<inner>[^(),;]*)\)\s+(?P<head>[^(),;]+?)(?=\s*(?:[,;(]|\band\b|\bor\b|$))"
 )
 
 
@@ -119,11 +119,13 @@ def topic_parts(topic: str) -> list[str]:
     words before it spell is left out ("graph neural networks (GNNs) for molecules" is one part),
     a word or two is another modifier of the same head ("worst-case (robust) optimization" → also
     "worst-case optimization", "robust optimization"; alone, "optimization" was a part, and
-    listed most of a conference)."""
+    listed most of a conference), and in front, an optional one ("(robust) RL": "robust RL", "RL")."""
     defined = acronyms_in([topic])
 
     def aside(match: re.Match[str]) -> str:
         before, inner, head = match.group("before"), match.group("inner").strip(), match.group("head")
+        if before is None:  # "(robust) RL": the modifier is optional
+            return f"{inner} {head} or {head}" if 0 < len(inner.split()) <= 2 else match.group(0)
         if acronym_singular(inner).lower() in defined:
             return f"{before} {head}"
         if 0 < len(inner.split()) <= 2:

@@ -137,6 +137,8 @@ def test_a_parenthesis_inside_a_topic_is_an_aside_of_its_phrase_not_a_part_of_it
     # An acronym the words before it spell is left out; "for molecules" stays in the phrase.
     spelled = topic_parts("graph neural networks (GNNs) for molecules")
     assert spelled[1:] == ["graph neural networks for molecules"]
+    # In front, an optional modifier.
+    assert topic_parts("(robust) graph matching")[1:] == ["robust graph matching", "graph matching"]
     # At the end, a parenthesis still lists alternatives.
     assert topic_parts("model compression (pruning)")[1:] == ["model compression", "pruning"]
 
