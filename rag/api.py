@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from rag.errors import BadInput, NotFound
+from rag.errors import BadInput, CitelineError, NotFound
 from rag.records import Answer, CollectionCount, Hit, Paper, Progress, StoreContents, Turn
 from rag.settings import Settings
 
@@ -233,8 +233,31 @@ class Library:
                 found.append(paper)
         if unknown:
             ids = f"id {unknown[0]}" if len(unknown) == 1 else f"ids {', '.join(unknown)}"
-            raise NotFound(f"no paper with {ids} in collection {self.settings.collection!r}")
+            elsewhere = self._held_elsewhere(next(p for p in paper_ids if repr(p) == unknown[0]))
+            hint = f"; it is in collection {elsewhere!r} (-c {elsewhere})" if elsewhere else ""
+            raise NotFound(f"no paper with {ids} in collection {self.settings.collection!r}{hint}")
         return found
+
+    def _held_elsewhere(self, paper_id: str) -> str | None:
+        """The first other collection on the store holding ``paper_id``: an ID from ``papers list
+        -c iclr2020`` looked up without ``-c`` is not unknown, only not searched."""
+        from rag.index.embeddings import make_embedder
+        from rag.index.store import Store
+
+        try:
+            store = Store(self.settings)
+            model = make_embedder(self.settings).name
+            searched = set(self.settings.collection_names or [store.name])
+            for name in store.collections():
+                if name in searched:
+                    continue
+                other = Store(self.settings.replace(collection=name), client=store.client)
+                other.open(model)
+                if other.paper(paper_id) is not None:
+                    return name
+        except CitelineError:
+            return None
+        return None
 
     def papers(self, source: str | None = None) -> list[Paper]:
         """Every indexed paper (of one source file, if given), in source order."""
@@ -244,7 +267,6 @@ class Library:
     def collections(self) -> StoreContents:
         """Every collection on the configured store with its chunk count, whatever ``collection``
         the settings name (one built with another embedding model is listed with no count)."""
-        from rag.errors import CitelineError
         from rag.index.embeddings import make_embedder
         from rag.index.store import Store
 

@@ -84,6 +84,17 @@ def test_papers_list_and_show_span_the_collections_named(split):
     assert Library(scoped).paper("n1").venue == "NeurIPS"
 
 
+def test_an_id_held_by_a_collection_not_searched_is_an_error_that_names_that_collection(split):
+    icml = split.replace(collection=f"{split.collection}-ICML")
+    with pytest.raises(
+        CitelineError, match=f"no paper with id 'n1' in collection '{icml.collection}'; it is in"
+    ):
+        Library(icml).paper("n1")
+    with pytest.raises(CitelineError) as nowhere:
+        Library(icml).paper("z9")
+    assert "it is in" not in str(nowhere.value)
+
+
 def test_a_glob_that_matches_nothing_and_a_multi_collection_ingest_are_refused(split, tmp_path):
     with pytest.raises(CitelineError, match="no collection matches 'nothing-here-\\*'"):
         Retriever(split.replace(collection="nothing-here-*"))
