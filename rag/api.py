@@ -221,6 +221,7 @@ class Library:
 
         found: list[Paper] = []
         unknown: list[str] = []
+        missing: list[str] = []
         # The open retriever's paper table when there is one (reopened if the index changed).
         is_open = self._index.opened if self._index is not None else True
         opened = self.retriever if is_open else None
@@ -229,11 +230,12 @@ class Library:
             paper = opened.paper(paper_id) if opened else find_paper(stores, paper_id)
             if paper is None:  # echoed up to 80 characters, never a megabyte
                 unknown.append(repr(paper_id if len(paper_id) <= 80 else paper_id[:80] + "…"))
+                missing.append(paper_id)
             else:
                 found.append(paper)
         if unknown:
             ids = f"id {unknown[0]}" if len(unknown) == 1 else f"ids {', '.join(unknown)}"
-            elsewhere = self._held_elsewhere(next(p for p in paper_ids if repr(p) == unknown[0]))
+            elsewhere = self._held_elsewhere(missing[0]) if len(missing[0]) <= 200 else None
             hint = f"; it is in collection {elsewhere!r} (-c {elsewhere})" if elsewhere else ""
             raise NotFound(f"no paper with {ids} in collection {self.settings.collection!r}{hint}")
         return found
@@ -262,7 +264,17 @@ class Library:
     def papers(self, source: str | None = None) -> list[Paper]:
         """Every indexed paper (of one source file, if given), in source order."""
         where = {"source": source} if source else None
-        return [paper for store in self._stores() for paper in store.papers(where=where)]
+        stores = self._stores()
+        found = [paper for store in stores for paper in store.papers(where=where)]
+        if source and not found:  # a typo in the file name is no empty list
+            sources = sorted({paper.source for store in stores for paper in store.papers()})
+            held = ", ".join(sources[:8]) + (", …" if len(sources) > 8 else "")
+            shown = source if len(source) <= 80 else source[:80] + "…"
+            raise NotFound(
+                f"no paper comes from source {shown!r} in collection {self.settings.collection!r}"
+                + (f"; its sources are {held}" if held else "")
+            )
+        return found
 
     def collections(self) -> StoreContents:
         """Every collection on the configured store with its chunk count, whatever ``collection``

@@ -95,6 +95,15 @@ def test_an_id_held_by_a_collection_not_searched_is_an_error_that_names_that_col
     assert "it is in" not in str(nowhere.value)
 
 
+def test_papers_of_a_source_no_paper_comes_from_is_an_error_naming_the_sources(split):
+    icml = split.replace(collection=f"{split.collection}-ICML")
+    assert [p.id for p in Library(icml).papers("ICML.jsonl")] == ["m1", "m2"]
+    with pytest.raises(
+        CitelineError, match=r"no paper comes from source 'ICML\.json'.*its sources are ICML\.jsonl"
+    ):
+        Library(icml).papers("ICML.json")
+
+
 def test_a_glob_that_matches_nothing_and_a_multi_collection_ingest_are_refused(split, tmp_path):
     with pytest.raises(CitelineError, match="no collection matches 'nothing-here-\\*'"):
         Retriever(split.replace(collection="nothing-here-*"))
