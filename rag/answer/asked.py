@@ -66,6 +66,11 @@ _WHAT = r"\bwhat(?:['’]s)?\s+"
 _MEASURE_ASKED = re.compile(
     rf"{_WHAT}(?:percentage|fraction|share)\b|{_WHAT}(?:[\w\-@]+\s+){{0,3}}{_MEASUREMENTS}\b", re.I
 )
+# "What is the batch size ...", "what FID score ...": the words naming which amount is asked.
+_QUANTITY = re.compile(
+    rf"{_WHAT}(?:(?:is|are|was|were)\s+)?(?:the\s+|its\s+|their\s+)?(?P<which>(?:[\w\-@]+\s+){{1,2}}){_AMOUNTS}\b",
+    re.I,
+)
 _NUMBER_ASKED = re.compile(
     r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bby\s+how\s+much\b"
     rf"|{_WHAT}(?:percentage|fraction|share|number|amount)\b"
@@ -130,6 +135,9 @@ class Asked:
     # "What accuracy / success rate ...?": only a figure in digits answers ("three findings" does not)
     measured: bool = False
     noun: str = ""  # the stem of what a name answers ("benchmark"): a sentence writing it with one leads
+    # "What is the batch size ...?": the stems of the words saying which amount ("batch"); a paper
+    # that never writes them does not give it (a paper's "10 datasets" is no batch size).
+    quantity: tuple[str, ...] = ()
 
 
 # "How many <things> ...": the things are the plural that ends the first words after it, before a
@@ -187,7 +195,11 @@ def asked_for(question: str) -> Asked:
         counted, also = _counted(text)
         many = _HOW_MANY.search(text) is not None
         measured = not many and _MEASURE_ASKED.search(text) is not None
-        return Asked("number", counted=counted, counted_also=also, many=many, measured=measured)
+        which = _QUANTITY.search(text)
+        quantity = tuple(stem_terms(which.group("which"))) if which else ()
+        return Asked(
+            "number", counted=counted, counted_also=also, many=many, measured=measured, quantity=quantity
+        )
     if match := _NAME_ASKED.search(text):
         return Asked("name", noun=lexical_terms(acronym_singular(match.group("noun")))[0])  # "LLMs": llm
     if _ENTITY_ASKED.search(text) and not _WHICH_PAPERS.match(text):

@@ -40,11 +40,13 @@ from rag.text import (
     asked_figures,
     coined_names,
     has_name,
+    is_field_acronym,
     lexical_terms,
     names_written,
     normalized,
     numbers_in,
     plain_text,
+    sentence_role,
     split_sentences,
     stems_of,
     unwritten_variants,
@@ -63,6 +65,26 @@ _WHICH_PAPER = re.compile(r"^\s*(?:which|what)\s+(?:papers?|works?|study|studies
 # "Our code is available at https://..." answers nothing, though it may contain the method's name.
 _BOILERPLATE = re.compile(
     r"https?://|\b(?:code|project page|implementation)\b.{0,40}\b(?:available|released)\b", re.I
+)
+# A question about a paper's code or page ("Is the code for X available?", "Where is X's project
+# page?"): the boilerplate sentence with the link is its answer, and one without a link or the
+# code's mention does not answer it.
+_ASKS_FOR_CODE = re.compile(
+    r"\b(?:github|gitlab|repository|repo|project (?:page|website)|urls?|open[- ]sourced?)\b"
+    r"|\b(?:code|codebase|implementation)\b(?=.*\b(?:available|availability|release[sd]?|public(?:ly)?"
+    r"|find|where|link|access|download|share[sd]?)\b)"
+    r"|\b(?:available|release[sd]?|public(?:ly)?|find|where|link|access|download|share[sd]?)\b"
+    r"(?=.*\b(?:code|codebase|implementation)\b(?!\s+(?:generation|completion|synthesis)))",
+    re.I,
+)
+_GIVES_CODE = re.compile(r"https?://|\b(?:code|github|repository|open[- ]source)", re.I)
+# What a question asks of a paper as a whole ("What is the main idea of RedVisor?"): no words a
+# sentence must share ("main", "idea"), but the paper's name and what it is about.
+_GIST = re.compile(
+    r"\b(?:the\s+)?(?:(?:main|key|core|central|basic|big|primary|principal|overall)\s+)"
+    r"(?:ideas?|insights?|contributions?|points?|takeaways?|messages?|novelty|claims?|findings?)\b"
+    r"|\bgist\b|\btl;?dr\b",
+    re.I,
 )
 
 
@@ -127,15 +149,18 @@ def gather(
     sentence (with the title) says ``tuning.constraint_coverage`` of that, weighted by IDF,
     without research filler and names: sharing the name AlphaFold3 is not enough.
     """
-    terms = lexical_terms(without_bounds(question))  # "by more than 50%" is not to be shared
+    # "by more than 50%" is not to be shared, nor "the main idea" (of the paper asked about)
+    terms = lexical_terms(without_bounds(_GIST.sub(" ", question)))
     # "Does X have to retrain?", "so that one can pick": the words a question is built with are
     # no content a sentence must share to answer it.
     grammar = stems_of(QUESTION_GRAMMAR)
     terms = [t for t in terms if t not in grammar] or terms
+    code = bool(_ASKS_FOR_CODE.search(question))
+    gist = bool(_GIST.search(question))
     rows: list[tuple[str, int, str]] = []
     for key, paper in keyed.items():
         sentences = split_sentences(paper.abstract)
-        content = [s for s in sentences if not _BOILERPLATE.search(s)] or sentences
+        content = [s for s in sentences if code or not _BOILERPLATE.search(s)] or sentences
         rows += [(key, n, s) for n, s in enumerate(sentences) if s in content]
     if not rows:
         return []
@@ -151,6 +176,15 @@ def gather(
     coined = coined_names(question)
     whole = {key: f"{p.title} {p.label} {p.abstract}" for key, p in keyed.items()}
     spelled = {key: acronym_matches(question, text) for key, text in whole.items()}
+    # A coined acronym a retrieved paper writes as its name ("DLA") is that paper's: another
+    # paper's words that happen to spell it ("a scalable dictionary learning algorithm") name
+    # something else. (A field's acronyms, "SGD" for "stochastic gradient descent", still match.)
+    for acronym in coined_names(question):
+        if acronym.isupper() and not is_field_acronym(acronym):
+            owners = {key for key, text in whole.items() if has_name(text, acronym)}
+            if owners:
+                term = set(lexical_terms(acronym))
+                spelled = {key: found if key in owners else found - term for key, found in spelled.items()}
     names = {
         key: set(lexical_terms(f"{p.title} {p.label}"))
         | set(name_matches(question, terms, whole[key], weights))
@@ -188,6 +222,8 @@ def gather(
             bonus += tuning.typed_bonus
         if typed and asked.noun and asked.noun in present:  # "... the SAEBench benchmark"
             bonus += tuning.typed_bonus / 2
+        if gist and (sentence_role(text) == 0 or _GIST.search(text)):  # "we propose", "our key insight"
+            bonus += tuning.typed_bonus
         by_key[key].append(Sentence(key, n, text, similarity + pointed + bonus, cov, typed))
     out = []
     asked_numbers = asked_figures(question)
@@ -228,6 +264,10 @@ def gather(
         named = typed or asked.kind != "name"
         if (asked.many or asked.measured) and not typed:
             named = any(FIGURE_WORDS.search(s.text) for s in ranked)
+        if code:
+            named = named and any(_GIVES_CODE.search(s.text) for s in ranked)
+        if asked.quantity and not present.intersection(asked.quantity):  # no "batch": no batch size
+            named = False
         answers = (
             support >= tuning.answer_coverage
             and not missing
@@ -374,6 +414,25 @@ def settling_quote(evidence: list[PaperEvidence], keys: list[str]) -> str:
         )
         return f"The paper writes: {quotes} [{key}]."
     return ""
+
+
+def authors_answer(evidence: list[PaperEvidence]) -> str:
+    """Who wrote the paper the question names, from the list's author field: "“AdaSCALE” is by
+    A, B and C [k]." (the first six and a count when there are more); "" when no retrieved paper
+    has every rare name of the question. A list without authors says so, cited, rather than
+    quoting an abstract that never names its authors."""
+    named = [e for e in evidence if not e.missing and e.support > 0]
+    if not named:
+        return ""
+    item = max(named, key=lambda e: e.support)
+    authors = list(item.paper.authors)
+    if not authors:
+        return f"The paper list records no authors for “{item.paper.display}” [{item.key}]."
+    shown = authors[:6]
+    names = ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
+    if len(authors) > len(shown):
+        names = f"{', '.join(shown)} and {len(authors) - len(shown)} more"
+    return f"“{item.paper.display}” is by {names} [{item.key}]."
 
 
 def about_one_paper(question: str) -> bool:

@@ -28,9 +28,11 @@ _CONTINUES = re.compile(
 )
 # Words that point back at what the conversation named (not a bare "that"/"this": "papers that
 # show ..." starts a new question as often as not).
+# "the authors of AdaSCALE" names what it is about: no pointer back.
 _REFERS_BACK = re.compile(
     r"\b(?:it|its|they|them|their|the same|(?:this|that|these|those|the) (?:method|approach|paper|model"
-    r"|framework|algorithm|technique|work|authors|study|system|result|results|one|ones)s?)\b",
+    r"|framework|algorithm|technique|work|authors|study|system|result|results|one|ones)s?"
+    r"(?!\s+(?:of|behind|from|in)\s+(?!it\b|them\b|this\b|that\b)))\b",
     re.I,
 )
 # "the second one", "the first paper": one paper of a list the conversation gave, by its place.
@@ -146,6 +148,10 @@ def topic_alone(question: str) -> str:
     if not rest or words & _ASKING or not _topical(rest):
         return ""
     return rest
+
+
+# Said for a question with no word in it at all ("🔥🔥🔥?"), conversation or not.
+NO_WORDS = "The question has no words to look for; ask it in words, naming the paper or topic."
 
 
 # Said for a fragment asked with no conversation to read it with.

@@ -75,9 +75,15 @@ _AND_VERB = re.compile(r"^(?:or|and)\s+[a-z]+\s+(?=\S)", re.IGNORECASE)
 
 
 def _unverbed(text: str) -> str:
-    """``text`` without the verb of the frame in front (and one joined to it by "or"/"and")."""
+    """``text`` without the verb of the frame in front (and one joined to it by "or"/"and"), and
+    the preposition the verb took ("evaluate on ImageNet" is about ImageNet, not "on ImageNet")."""
     stripped = _VERB.sub("", text, count=1)
-    return _AND_VERB.sub("", stripped, count=1) if stripped != text else stripped
+    if stripped == text:
+        return stripped
+    return _TAKEN.sub("", _AND_VERB.sub("", stripped, count=1), count=1)
+
+
+_TAKEN = re.compile(r"^(?:on|in|with|about|against|to|from)\s+(?=\S)", re.IGNORECASE)
 
 
 # ", and for what kind of content?" asks for detail per paper, not a narrower topic.
@@ -336,6 +342,20 @@ def classify(question: str) -> Intent:
     ):
         return replace(intent, recent=True)
     return intent
+
+
+# "Who are the authors of X?", "Who wrote X?", "Who proposed X?": the list's author field answers.
+_AUTHORS = re.compile(
+    r"^\s*(?:who\s+(?:are|were|is|was)\s+(?:the\s+)?authors?\s+(?:of|behind)\b"
+    r"|who\s+(?:wrote|authored|proposed|introduced|published|developed|created)\b"
+    r"|(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:authors?|author\s+names)\s+(?:of|for|behind)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_for_authors(question: str) -> bool:
+    """``question`` asks who wrote a paper: the paper list's author field answers it, not an abstract."""
+    return bool(_AUTHORS.search(question))
 
 
 def asked_of_each(question: str) -> str:

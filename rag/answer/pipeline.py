@@ -13,6 +13,7 @@ Each step is a method, so :meth:`AnswerChain.ask` reads as the flow it implement
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,10 +23,10 @@ from rag.answer.asked import restates
 from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.expansion import subfield_terms
-from rag.answer.followup import NO_CONVERSATION, is_fragment, topic_alone
+from rag.answer.followup import NO_CONVERSATION, NO_WORDS, is_fragment, topic_alone
 from rag.answer.followup import resolve as resolve_follow_up
 from rag.answer.grounding import invented_figures, invented_names, unmet_claim, unmet_figures
-from rag.answer.intent import Intent, classify
+from rag.answer.intent import Intent, asks_for_authors, classify
 from rag.answer.language import needs_translation
 from rag.answer.listing import catalogue_answer, in_place, listing_answer, select_on
 from rag.answer.refusal import OnToken, RefusalGate, is_refusal, refusal_sentence
@@ -66,6 +67,11 @@ class _AskTrace:
         now = time.perf_counter()
         self.timings[name] = now - since
         return now
+
+
+# What may be a paper's ID in a question: a token with a digit, a dash or an inner capital
+# ("000-02", "rkecl1rtwB"), bracketed or not.
+_PAPER_ID = re.compile(r"\[?\b((?=[\w-]*(?:\d|-|[a-z][A-Z]))[A-Za-z0-9][\w-]{3,60})\b\]?")
 
 
 @dataclass
@@ -128,6 +134,7 @@ class AnswerChain:
         that serves many questions with one settings object (the MCP server)."""
         question = checked_query(question)
         run = _AskTrace(question, shown=max_papers or self.settings.listing_max_papers)
+        question = self.named_ids(question)  # "What does [004-05] propose?": by the paper's name
         run.standalone = self.standalone_question(question, history)
         # Without a model to rewrite it, a follow-up is resolved by rule (rag/answer/followup.py).
         follow = None if self._has_model() else resolve_follow_up(question, history)
@@ -146,7 +153,7 @@ class AnswerChain:
             not history and is_fragment(question) and not (intent.is_listing and lexical_terms(intent.topic))
         ):
             # "does it need retraining?", asked first ("language papers" is a topic)
-            draft = _Draft(NO_CONVERSATION, "abstained")
+            draft = _Draft(NO_CONVERSATION if re.search(r"\w", question) else NO_WORDS, "abstained")
         elif intent.is_listing and not (follow and follow.papers):
             draft = self.list_papers(run, intent)
             run.lap("retrieve", mark)
@@ -176,6 +183,20 @@ class AnswerChain:
             on_token(draft.text)
         run.timings["total"] = time.perf_counter() - run.started
         return self.check_answer(run, draft)
+
+    def named_ids(self, question: str) -> str:
+        """``question`` with each paper ID it writes ("000-02", "[rkecl1rtwB]") as the paper's name:
+        an ID is no word of an abstract, so evidence would not match it, while its title or label
+        is what retrieval and the evidence read. An ID without a name to give it stays as it is."""
+
+        def named(match: re.Match[str]) -> str:
+            paper = self.retriever.paper(match.group(1))
+            if paper is None:
+                return match.group(0)
+            name = paper.title or ("" if paper.label.endswith("…") else paper.label)
+            return name or match.group(0)
+
+        return _PAPER_ID.sub(named, question)
 
     def standalone_question(self, question: str, history: Sequence[Turn] = ()) -> str:
         """Rewrite a follow-up (or a non-English question) into a standalone English query."""
@@ -288,6 +309,9 @@ class AnswerChain:
         # Untranslated (no model to translate with), a question cannot be matched word by word
         # against English abstracts: retrieval (names, numbers, meaning) has the last word then.
         answers = ev.answers_question(run.evidence) or needs_translation(run.standalone)
+        if asks_for_authors(asked) and (by := ev.authors_answer(run.evidence)):
+            run.context = {e.key: e.paper for e in run.evidence}  # no model: the list's author field
+            return _Draft(by, "extractive")
         if self.llm.model is None:
             run.context = {e.key: e.paper for e in run.evidence}
             if not answers:

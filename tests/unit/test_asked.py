@@ -230,3 +230,16 @@ def test_the_terms_a_paper_spells_out_name_no_model_or_dataset_it_uses():
     assert defined_names(mmlu) == frozenset()
     assert names_answer(mmlu, "Which benchmark does FooNet evaluate on?", defined=defined_names(mmlu))
     assert "MLLMs" in defined_names("Aligning Multimodal Large Language Models (MLLMs) is hard.")
+
+
+@pytest.mark.parametrize(
+    ("question", "quantity"),
+    [
+        ("What is the batch size used by TreeNet?", ("batch",)),
+        ("What FID score does TreeNet reach?", ("fid",)),
+        ("What overhead does TreeNet add?", ()),  # the amount alone: any wording may give it
+        ("How many layers does TreeNet have?", ()),
+    ],
+)
+def test_a_number_question_names_which_amount_it_asks_for(question, quantity):
+    assert asked_for(question).quantity == quantity

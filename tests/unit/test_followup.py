@@ -122,3 +122,11 @@ def test_a_continuation_naming_something_new_carries_the_question_asked_of_it():
     assert resolve("What about TrapMark?", [earlier]).switched == "What is TrapMark?"
     assert resolve("and its limitations?", [earlier]).switched == ""  # points back
     assert resolve("and on which benchmark?", [earlier]).switched == ""  # names nothing new
+
+
+def test_the_authors_or_method_of_a_named_paper_point_at_it_not_back():
+    from rag.answer.followup import is_fragment
+
+    assert not is_fragment("Who are the authors of TreePrune?")
+    assert not leans_on_conversation("What does the method in TreePrune prune?")
+    assert is_fragment("Who are the authors?") and is_fragment("who are the authors of it?")

@@ -290,3 +290,15 @@ def test_a_listing_keeps_what_it_asks_of_each_paper_apart_from_its_topic(questio
 
 def test_a_factoid_asks_nothing_of_each_paper():
     assert classify("How does SpecNet cluster graphs, and what does it cost?").each == ""
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Which papers evaluate on ImageNet?", "ImageNet"),
+        ("Which papers compare against diffusion models?", "diffusion models"),
+        ("Which papers study in-context learning?", "in-context learning"),  # "in-": a word's part
+    ],
+)
+def test_the_preposition_a_frame_verb_takes_is_no_part_of_the_topic(question, topic):
+    assert classify(question).topic == topic

@@ -836,6 +836,31 @@ def test_a_continuation_naming_only_a_topic_asked_first_lists_the_papers_on_it(l
     assert chain.ask("and on which benchmark?").abstained  # a question, not a topic
 
 
+def test_a_question_for_a_papers_main_idea_is_answered_with_what_it_proposes():
+    papers = [
+        paper("h1", "Agents leak memories to attackers. We propose HoneyMem, a defense that plants decoy "
+              "documents in agent memory. HoneyMem adds no latency."),
+        *PAPERS,
+    ]  # fmt: skip
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
+    for asked in ("What is the main idea of HoneyMem?", "What is the key contribution of HoneyMem?"):
+        answer = chain.ask(asked)  # "main", "idea" are no words a sentence of it must share
+        assert not answer.abstained and answer.text.startswith("We propose HoneyMem, a defense")
+
+
+def test_a_question_about_a_papers_code_is_answered_by_its_link_and_declined_without_one():
+    papers = [
+        paper("c1", "We propose GraphPrune, a pruning method for graph networks. "
+              "Code is available at https://github.com/example/graphprune."),
+        paper("c2", "We propose TreePrune, a pruning method for decision trees that keeps accuracy."),
+        *PAPERS,
+    ]  # fmt: skip
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
+    linked = chain.ask("Is the code for GraphPrune available?")
+    assert not linked.abstained and "https://github.com/example/graphprune" in linked.text
+    assert chain.ask("Is the code for TreePrune available?").abstained  # no link: not "we propose"
+
+
 def test_a_continuation_naming_a_paper_the_conversation_did_not_cite_is_asked_of_that_paper():
     from rag.records import Turn
 
@@ -845,3 +870,62 @@ def test_a_continuation_naming_a_paper_the_conversation_did_not_cite_is_asked_of
     assert history[0].papers == ("w1",)
     switched = chain.ask("What about PanoMark?", history=history)  # "What is PanoMark?"
     assert not switched.abstained and [c.paper.id for c in switched.citations] == ["w2"]
+
+
+@pytest.mark.parametrize("llm", ["none", "openai"])
+def test_who_wrote_a_paper_is_answered_from_the_lists_authors_and_says_when_it_has_none(llm):
+    from dataclasses import replace
+
+    authored = replace(
+        paper("t1", "We propose TreePrune, a pruning method for trees."), authors=("Ada Lee", "Bo Chen")
+    )
+    model = None if llm == "none" else ScriptedChatModel(replies=[], prompts=[])  # no model call
+    chain = AnswerChain(Settings(llm=llm), FakeRetriever([authored, *PAPERS]), LLMHandle(llm, model, llm))
+    answer = chain.ask("Who are the authors of TreePrune?")
+    assert answer.text == "“t1” is by Ada Lee and Bo Chen [t1]." and [
+        c.paper.id for c in answer.citations
+    ] == ["t1"]
+    assert chain.ask("Who wrote AudioMark?").text == "The paper list records no authors for “w1” [w1]."
+
+
+def test_an_amount_a_paper_never_names_and_a_coined_acronym_another_paper_spells_do_not_answer():
+    from rag.answer import evidence as ev
+    from rag.retrieval.relevance import TermWeights
+    from rag.settings import AnswerSettings, RetrievalSettings
+    from rag.text import lexical_terms
+
+    # It writes "size" and a figure, but never "batch": its "10 datasets" is no batch size.
+    dla = "We propose DLA, a linear attention whose state size is bounded. We evaluate DLA on 10 datasets."
+    asked = "What is the batch size used by DLA?"
+    assert not _evidence(asked, dla, rare="dla").answers
+    assert _evidence("How many datasets is DLA evaluated on?", dla, rare="dla").answers
+    # Another paper's words spelling D-L-A do not name the DLA that a retrieved paper writes.
+    spells = "We propose SparseDict, a scalable dictionary learning algorithm. It runs in 3 hours."
+    question = "How long does DLA take to run?"
+    terms = lexical_terms(question)
+    weights = TermWeights.from_counts(
+        terms, {t: 1 if t == "dla" else 500 for t in terms}, 1000, RetrievalSettings()
+    )
+    keyed = {"p1": paper("p1", dla), "p2": paper("p2", spells)}
+    found = {e.key: e for e in ev.gather(question, keyed, None, weights, tuning=AnswerSettings())}
+    assert found["p2"].missing == ("dla",) and not found["p2"].answers
+    alone = ev.gather(question, {"p2": paper("p2", spells)}, None, weights, tuning=AnswerSettings())[0]
+    assert alone.missing == ()  # with no paper naming DLA, the spelled-out words may be it
+
+
+def test_a_question_with_no_word_at_all_says_so_rather_than_that_it_leans_on_another():
+    from rag.answer.followup import NO_WORDS
+
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(PAPERS), LLMHandle("none", None, "none"))
+    answer = chain.ask("🔥🔥🔥?")
+    assert answer.abstained and answer.text == NO_WORDS
+
+
+def test_a_paper_id_in_a_question_is_read_as_the_papers_name():
+    papers = [paper("mk-01", "We propose AudioMark, a watermark for speech.", title="AudioMark"), *PAPERS]
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
+    assert chain.named_ids("What does [mk-01] propose?") == "What does AudioMark propose?"
+    assert chain.named_ids("Does GPT-4 beat mk-02?") == "Does GPT-4 beat mk-02?"  # no such papers
+    answer = chain.ask("What does mk-01 propose?")
+    assert not answer.abstained and [c.paper.id for c in answer.citations] == ["mk-01"]
+    assert answer.question == "What does mk-01 propose?"  # as asked
