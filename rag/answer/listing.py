@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 from rag.answer.evidence import PaperEvidence, cite, gather
 from rag.answer.themes import group_by_theme
 from rag.retrieval.relevance import TermWeights, respelled
-from rag.text import papers_count, sentence_role, share_vocabulary
+from rag.text import QUESTION_GRAMMAR, lexical_terms, papers_count, sentence_role, share_vocabulary, stems_of
 
 if TYPE_CHECKING:
     from rag.index.embeddings import Embedder
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from rag.settings import AnswerSettings
 
 
-def _line(evidence: PaperEvidence, tail: bool = False, each: bool = False) -> str:
+def _line(evidence: PaperEvidence, tail: bool = False, each: frozenset[str] | None = None) -> str:
     """One paper: its name, then the sentence that states what it contributes.
 
     A paper likely on the topic is on it (topic selection decided that); its line tells a reader
@@ -38,10 +38,11 @@ def _line(evidence: PaperEvidence, tail: bool = False, each: bool = False) -> st
     (bench/listing_lines.py). A paper of the ``tail`` (only sharing some of the topic's
     vocabulary) shows the sentence holding most of the question's words: why it is listed at all.
 
-    A question asking something of ``each`` paper ("…, and what kind of asset does each one
-    mark?") is answered in the paper's own words too: the line adds, in reading order, the other
-    sentence matching the question best. The contribution alone often leaves it out ("a
-    plug-and-play watermarking framework" does not say it marks audio).
+    A question asking something of ``each`` paper ("…, and how do they evaluate it?") is answered
+    in the paper's own words too: the line adds, in reading order, the other sentence holding
+    most of ``each`` (the stems of what is asked of each paper: "evalu"), then matching the
+    question best. The contribution alone often leaves it out ("a plug-and-play watermarking
+    framework" does not say it marks audio).
 
     A seed entry's label is often its own first sentence, cut; then the sentence alone is shown,
     except on a line for ``each``, where the label still says what the paper is about ("Reliable
@@ -56,14 +57,25 @@ def _line(evidence: PaperEvidence, tail: bool = False, each: bool = False) -> st
     )
     shown = [best]
     others = [s for s in evidence.sentences if s is not best]
-    if each and others:
-        shown = sorted([best, max(others, key=lambda s: (s.score, -s.position))], key=lambda s: s.position)
+    if each is not None and others:
+        asked = lambda s: len(each.intersection(lexical_terms(s.text)))  # noqa: E731
+        second = max(others, key=lambda s: (asked(s), s.score, -s.position))
+        shown = sorted([best, second], key=lambda s: s.position)
     text = " ".join(cite(s.text, evidence.key) for s in shown)
     label = evidence.paper.display
     repeated = any(s.text.startswith(label.rstrip("…")) for s in shown)
-    if repeated or (label.endswith("…") and not each):
+    if repeated or (label.endswith("…") and each is None):
         return f"- {text}"
     return f"- {label}: {text}"
+
+
+# Words that ask of each paper without saying what: "what kind of asset does each one mark?"
+_EACH_WORDS = frozenset(lexical_terms("each one paper papers work kind type sort"))
+
+
+# How each paper is evaluated is told in the words of its experiments.
+_EVALUATED = frozenset(lexical_terms("evaluate evaluation evaluated test tested validate validated"))
+_EVALUATION = frozenset(lexical_terms("experiments experimental benchmark benchmarks results empirically"))
 
 
 # The heading of a listing's papers beyond the likely ones (rag/retrieval/topics.py likely_first).
@@ -109,7 +121,7 @@ def listing_answer(
     vectors: dict | None = None,
     likely: int | None = None,
     note: str = "",
-    each: bool = False,
+    each: str = "",
     *,
     tuning: AnswerSettings,
 ) -> str:
@@ -124,7 +136,10 @@ def listing_answer(
     keys = list(keyed)
     first, rest = (keys[:likely], keys[likely:]) if likely else (keys, [])
     beyond = set(rest)
-    lines = {e.key: _line(e, tail=e.key in beyond, each=each) for e in evidence}
+    asked = frozenset(lexical_terms(each)) - stems_of(QUESTION_GRAMMAR) - _EACH_WORDS if each else None
+    if asked and _EVALUATED & asked:  # "how do they evaluate it?": where papers report it
+        asked |= _EVALUATION
+    lines = {e.key: _line(e, tail=e.key in beyond, each=asked) for e in evidence}
     head = listing_head(topic, len(keyed), found, where, likely, note)
 
     def shown(group: list[str]) -> list[str]:

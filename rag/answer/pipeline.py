@@ -251,7 +251,7 @@ class AnswerChain:
             where=where,
             note=note,
             vectors=selection.vectors,
-            each=bool(intent.each),
+            each=intent.each,
             tuning=self.settings.answer,
         )
         return _Draft(text, "listing")

@@ -304,13 +304,14 @@ def test_a_listing_asked_something_of_each_paper_adds_the_sentence_that_says_it(
 
     abstract = (
         "Protecting media from misuse is hard. We propose MarkIt, a watermarking framework. "
-        "MarkIt marks speech recordings in the spectral domain. Experiments show robustness."
+        "MarkIt marks speech recordings in the spectral domain. Experiments on three benchmarks show "
+        "robustness to compression."
     )
     keyed = {"k1": paper("a1", abstract, title="Protecting media from misuse is…")}
     terms = ["watermark", "mark", "speech", "record"]  # common words, no rare names
     weights = TermWeights.from_counts(terms, dict.fromkeys(terms, 5), 10, RetrievalSettings())
 
-    def line(question: str, each: bool) -> str:
+    def line(question: str, each: str) -> str:
         tuning = AnswerSettings()
         return listing_answer(
             question, "watermarking", keyed, None, weights, each=each, tuning=tuning
@@ -318,11 +319,16 @@ def test_a_listing_asked_something_of_each_paper_adds_the_sentence_that_says_it(
 
     # The contribution, then (in reading order) the sentence saying what is marked; the cut
     # first sentence still names what the paper is about.
-    assert line("Which papers study watermarking, and what recordings does each mark?", True) == (
+    asked = "Which papers study watermarking, and what recordings does each mark?"
+    assert line(asked, "what recordings does each mark") == (
         "- Protecting media from misuse is…: We propose MarkIt, a watermarking framework [k1]. "
         "MarkIt marks speech recordings in the spectral domain [k1]."
     )
-    alone = line("Which papers study watermarking?", False)
+    # How each is evaluated is told in the words of its experiments.
+    assert line(
+        "Which papers study watermarking and how are they evaluated?", "how are they evaluated"
+    ).endswith("Experiments on three benchmarks show robustness to compression [k1].")
+    alone = line("Which papers study watermarking?", "")
     assert alone == "- We propose MarkIt, a watermarking framework [k1]."
 
 
