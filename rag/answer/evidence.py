@@ -28,6 +28,7 @@ from rag.answer.asked import (
     names_answer,
 )
 from rag.answer.context import without_injections
+from rag.answer.intent import VENUES
 from rag.answer.language import needs_translation
 from rag.errors import CitelineError
 from rag.index.tokens import count_tokens
@@ -121,6 +122,9 @@ class PaperEvidence:
     # This paper's evidence answers the question (see :func:`answers_question`): set by
     # :func:`gather` from the support, what is missing and the constraint.
     answers: bool = False
+    # More of its best sentences (``context_sentences``, reading order), for the prompt when
+    # this paper is the best supported (see :func:`render`).
+    more: list[Sentence] = field(default_factory=list)
 
 
 def gather(
@@ -276,7 +280,8 @@ def gather(
             and named
         )
         missed = tuple(missing)
-        out.append(PaperEvidence(key, paper, best, support, missed, typed, met, defined[key], answers))
+        more = sorted(ranked[: max(per_paper or 0, tuning.context_sentences)], key=lambda s: s.position)
+        out.append(PaperEvidence(key, paper, best, support, missed, typed, met, defined[key], answers, more))
     return out
 
 
@@ -346,14 +351,22 @@ def focus(evidence: list[PaperEvidence], share: float = 0.5) -> list[PaperEviden
 
 
 def render(evidence: list[PaperEvidence], budget_tokens: int) -> tuple[str, dict[str, Paper]]:
-    """The numbered evidence block for the prompt, and the keys that fit in ``budget_tokens``."""
+    """The numbered evidence block for the prompt, and the keys that fit in ``budget_tokens``.
+
+    The best-supported paper is given with more of its sentences (:attr:`PaperEvidence.more`):
+    the one most likely to hold the answer often holds it in a sentence sharing few of the
+    question's words ("What kind of content does the reduced-vocabulary watermark target?" is
+    answered by "… robust watermarking of synthetic audio"), and a small model that is not shown
+    the fact names whatever the sentences it was shown suggest ("multimedia")."""
     template = prompt_text("context_entry")
     blocks: list[str] = []
     used: dict[str, Paper] = {}
     total = 0
+    first = max(evidence, key=lambda e: e.support, default=None)
     for item in evidence:
+        sentences = item.more if item is first and item.more else item.sentences
         lines = "\n".join(
-            f"{n}. {plain_text(without_injections(s.text))}" for n, s in enumerate(item.sentences, start=1)
+            f"{n}. {plain_text(without_injections(s.text))}" for n, s in enumerate(sentences, start=1)
         )
         block = template.format(key=item.key, label=item.paper.display, text=lines).strip()
         cost = count_tokens(block) + 2
@@ -414,6 +427,19 @@ def settling_quote(evidence: list[PaperEvidence], keys: list[str]) -> str:
         )
         return f"The paper writes: {quotes} [{key}]."
     return ""
+
+
+def lacking_names(evidence: list[PaperEvidence], keys: list[str]) -> str:
+    """A rare name of the question that no paper cited (``keys``) writes ("starcraft" for "How
+    does MAIL perform on StarCraft II?"), or "": a draft citing only such papers answers about
+    something nearby. Figures and a model's variant are judged elsewhere (grounding)."""
+    cited = [e for e in evidence if e.key in keys]
+    if not cited:
+        return ""
+    venues = {v.casefold() for v in VENUES}  # "in the ICML 2026 paper": metadata, not the abstract
+    names = [{m for m in e.missing if m.isalpha() and m not in venues} for e in cited]  # "70b": a figure
+    common = set.intersection(*names)
+    return f"“{sorted(common)[0]}”" if common else ""
 
 
 def authors_answer(evidence: list[PaperEvidence]) -> str:
