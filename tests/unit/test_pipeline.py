@@ -935,3 +935,22 @@ def test_a_paper_id_in_a_question_is_read_as_the_papers_name():
     answer = chain.ask("What does mk-01 propose?")
     assert not answer.abstained and [c.paper.id for c in answer.citations] == ["mk-01"]
     assert answer.question == "What does mk-01 propose?"  # as asked
+
+
+def test_a_draft_citing_papers_that_never_write_a_name_the_question_asks_about_is_withheld():
+    games = paper(
+        "g1", "We propose PlayNet, an imitation learner that beats behaviour cloning on Connect4 games."
+    )
+    reply = "PlayNet beats behaviour cloning on Connect4 games [g1]."
+    for question, withheld in {
+        "How does PlayNet, the imitation learner, do against behaviour cloning on StarCraft games?": (
+            "the cited papers never write “starcraft”, which the question names"
+        ),
+        "How does PlayNet, the imitation learner, do against behaviour cloning on Connect4 games?": None,
+    }.items():
+        model = ScriptedChatModel(replies=[reply, "no"], prompts=[])
+        chain = AnswerChain(
+            Settings(llm="openai"), FakeRetriever([games, *PAPERS]), LLMHandle("openai", model, "s")
+        )
+        answer = chain.ask(question)
+        assert answer.withheld == withheld and answer.abstained is (withheld is not None), question
