@@ -243,21 +243,12 @@ class Library:
     def _held_elsewhere(self, paper_id: str) -> str | None:
         """The first other collection on the store holding ``paper_id``: an ID from ``papers list
         -c iclr2020`` looked up without ``-c`` is not unknown, only not searched."""
-        from rag.index.embeddings import make_embedder
-        from rag.index.store import Store
-
         try:
-            store = Store(self.settings)
-            model = make_embedder(self.settings).name
-            searched = set(self.settings.collection_names or [store.name])
-            for name in store.collections():
-                if name in searched:
-                    continue
-                other = Store(self.settings.replace(collection=name), client=store.client)
-                other.open(model)
-                if other.paper(paper_id) is not None:
+            searched = set(self.settings.collection_names or [self.settings.collection])
+            for name, store in self._every_collection():
+                if name not in searched and store is not None and store.paper(paper_id) is not None:
                     return name
-        except CitelineError:
+        except CitelineError:  # the store cannot be read now: the error stays as it was
             return None
         return None
 
@@ -279,20 +270,30 @@ class Library:
     def collections(self) -> StoreContents:
         """Every collection on the configured store with its chunk count, whatever ``collection``
         the settings name (one built with another embedding model is listed with no count)."""
+        from rag.index.store import Store
+
+        found = [
+            CollectionCount(name, None if store is None else store.count())
+            for name, store in self._every_collection()
+        ]
+        return StoreContents(Store(self.settings).location, found)
+
+    def _every_collection(self):
+        """Each collection on the configured store, by name, opened; None for one built with
+        another embedding model (listed, not usable)."""
         from rag.index.embeddings import make_embedder
         from rag.index.store import Store
 
         store = Store(self.settings)
         model = make_embedder(self.settings).name
-        found = []
         for name in store.collections():
             scoped = Store(self.settings.replace(collection=name), client=store.client)
             try:
-                count = scoped.open(model).count()
-            except CitelineError:  # built with another embedding model: listed, not usable
-                count = None
-            found.append(CollectionCount(name, count))
-        return StoreContents(store.location, found)
+                scoped.open(model)
+            except CitelineError:
+                yield name, None
+                continue
+            yield name, scoped
 
     def model_status(self) -> dict:
         """The resident embedded model server: whether it runs, where, since when and how long idle

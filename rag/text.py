@@ -168,8 +168,10 @@ def _text_markup(text: str, after_math: bool = False) -> str:
 # footnote not at all.
 _TEXT_MARKUP: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\\(?:underline|textsc|textsf|textup|textmd|textnormal|mbox|text)\{([^{}]*)\}"), r"\1"),
-    (re.compile(r"\\(?:textcolor|colorbox)\{[^{}]*\}\{([^{}]*)\}"), r"\1"),  # "\textcolor{red}{the arms}"
-    (re.compile(r"\{?\\color\{[^{}]*\}\s*"), ""),
+    # "\textcolor{red}{the arms}", "{\color{red} the arms}", a bare "\color{red}": the arms
+    (re.compile(r"\\(?:textcolor|colorbox)\{[^{}]*\}\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\{\\color\{[^{}]*\}\s*([^{}]*)\}"), r"\1"),
+    (re.compile(r"\\color\{[^{}]*\}\s*"), ""),
     (re.compile(r"\{\\(?:it|bf|em|sc|tt|rm|sf|sl)\s+([^{}]*)\}"), r"\1"),
     (  # \cite{k}, \citep[p.~3]{a,b}, \citealp{k}, \eqref{e}: "(k)", not "[k]" (brackets are keys)
         re.compile(r"\s*~?\\(?:cite[a-z]*|eqref|ref)(?:\[[^\]]*\])?\{([^{}]*)\}"),
@@ -235,7 +237,7 @@ _BRACED = r"\{((?:[^{}]|\{[^{}]*\})*)\}"  # one level of nesting: \frac{a_{i}}{b
 _TOKEN = r"(\\[A-Za-z]+|[A-Za-z0-9])"  # an unbraced argument: "\frac 12", "\mathcal O"
 _ARGUMENT = r"\s*(?:" + _BRACED + "|" + _TOKEN + ")"  # two groups: braced, unbraced
 _FRAC = re.compile(r"\\(?:[dt]?frac|nicefrac)" + _ARGUMENT + _ARGUMENT)
-_SQRT = re.compile(r"\\sqrt(?![A-Za-z])" + _ARGUMENT)
+_SQRT = re.compile(r"\\sqrt(?![A-Za-z])\s*(?:\[([^\[\]]{1,4})\])?" + _ARGUMENT)  # \sqrt[3]{x}: ³√x
 _COLORED = re.compile(r"\\(?:textcolor|colorbox)\s*\{[^{}]*\}|\\color\s*\{[^{}]*\}")
 # A font around its argument, braced or not ("\mathcal{O}", "\mathcal O", "\boldsymbol\phi": TeX
 # takes one token), and the old switches that take none ("{\cal O}").
@@ -295,7 +297,7 @@ def _typeset(math: str) -> str:
     for _ in range(3):  # nesting: \frac{\boldsymbol{x}}{2}
         math = _FONT.sub(_font, math)
         math = _FRAC.sub(lambda m: f"{_grouped(_either(m, 1))}/{_grouped(_either(m, 3))}", math)
-        math = _SQRT.sub(lambda m: f"√{_radicand(_either(m, 1))}", math)
+        math = _SQRT.sub(lambda m: f"{_root_index(m.group(1))}√{_radicand(_either(m, 2))}", math)
     math = _BLACKBOARD.sub(lambda m: _DOUBLE_STRUCK.get(m.group(1), m.group(1)), math)
     math = _ACCENT.sub(lambda m: (m.group(2) or m.group(3)) + _ACCENTS[m.group(1)], math)
     math = _OPERATOR.sub(r" \\\1", math)
@@ -319,6 +321,14 @@ def _font(match: re.Match) -> str:
     if not _ENDS_IN_COMMAND.search(match.string, max(0, match.start() - 40), match.start()):
         return argument
     return f"{{{argument}}}" if argument else " "
+
+
+def _root_index(index: str | None) -> str:
+    """A root's index as a raised figure before √ ("³√"), or in brackets when Unicode has none."""
+    if not index:
+        return ""
+    index = _typeset(index).strip()
+    return "".join(_SUPERSCRIPT[c] for c in index) if all(c in _SUPERSCRIPT for c in index) else f"[{index}]"
 
 
 def _radicand(part: str) -> str:
@@ -422,14 +432,14 @@ def stem_terms(text: str, stopwords: frozenset[str] = STOP_WORDS, min_length: in
 
 _LEXICAL_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s's own token pattern
 # A digit raised after a letter, as markup or Unicode writes it: "$C^3$", "C^{3}", "S²IP".
-_RAISED_DIGITS = re.compile(r"(?<=[A-Za-z])(?:\^\{?(\d{1,3})\}?|([⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
+_RAISED_DIGITS = re.compile(r"(?<=[A-Za-z])(?:\^(?:\{(\d{1,3})\}|(\d{1,3}))|([⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
 
 
 def indexed_text(text: str) -> str:
     """``text`` with digits raised after a letter written on the line, as a question types them:
     "$C^3$" and "C³" index as "C3". Split at the caret, "C^3" gave BM25 no token at all (one
     letter, one digit), so "Does C3 need training data?" could not find the paper by its name."""
-    return _RAISED_DIGITS.sub(lambda m: m.group(1) or m.group(2).translate(_SCRIPT_DIGITS), text)
+    return _RAISED_DIGITS.sub(lambda m: next(g for g in m.groups() if g).translate(_SCRIPT_DIGITS), text)
 
 
 _SCRIPT_CHANGE = re.compile(r"(?<=[^\x00-\u024f\s])(?=[\x00-\u024f])|(?<=[\x00-\u024f])(?=[^\x00-\u024f\s])")

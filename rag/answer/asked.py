@@ -71,6 +71,10 @@ _QUANTITY = re.compile(
     rf"{_WHAT}(?:(?:is|are|was|were)\s+)?(?:the\s+|its\s+|their\s+)?(?P<which>(?:[\w\-@]+\s+){{1,2}}){_AMOUNTS}\b",
     re.I,
 )
+# Words saying how an amount is taken, not which: "the reported / average / final error".
+_HOW = frozenset(
+    lexical_terms("reported average overall final relative best mean total typical maximum minimum absolute")
+)
 _NUMBER_ASKED = re.compile(
     r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bby\s+how\s+much\b"
     rf"|{_WHAT}(?:percentage|fraction|share|number|amount)\b"
@@ -196,7 +200,7 @@ def asked_for(question: str) -> Asked:
         many = _HOW_MANY.search(text) is not None
         measured = not many and _MEASURE_ASKED.search(text) is not None
         which = _QUANTITY.search(text)
-        quantity = tuple(stem_terms(which.group("which"))) if which else ()
+        quantity = tuple(t for t in lexical_terms(which.group("which")) if t not in _HOW) if which else ()
         return Asked(
             "number", counted=counted, counted_also=also, many=many, measured=measured, quantity=quantity
         )

@@ -70,20 +70,19 @@ _BOILERPLATE = re.compile(
 # A question about a paper's code or page ("Is the code for X available?", "Where is X's project
 # page?"): the boilerplate sentence with the link is its answer, and one without a link or the
 # code's mention does not answer it.
+_CODE = r"\b(?:code|codebase|implementation)\b(?!\s+(?:generation|completion|synthesis|models?|llms?))"
+_AVAILABLE = r"\b(?:available|availability|release[sd]?|public(?:ly)?|find|where|link|download|share[sd]?)\b"
 _ASKS_FOR_CODE = re.compile(
-    r"\b(?:github|gitlab|repository|repo|project (?:page|website)|urls?|open[- ]sourced?)\b"
-    r"|\b(?:code|codebase|implementation)\b(?=.*\b(?:available|availability|release[sd]?|public(?:ly)?"
-    r"|find|where|link|access|download|share[sd]?)\b)"
-    r"|\b(?:available|release[sd]?|public(?:ly)?|find|where|link|access|download|share[sd]?)\b"
-    r"(?=.*\b(?:code|codebase|implementation)\b(?!\s+(?:generation|completion|synthesis)))",
+    rf"\b(?:github|gitlab|repository|repo|project (?:page|website)|open[- ]sourced?)\b"
+    rf"|{_CODE}(?=.*{_AVAILABLE})|{_AVAILABLE}(?=.*{_CODE})",
     re.I,
 )
-_GIVES_CODE = re.compile(r"https?://|\b(?:code|github|repository|open[- ]source)", re.I)
+_GIVES_CODE = re.compile(r"https?://|\b(?:code|github|repository|open[- ]source)\b", re.I)
 # What a question asks of a paper as a whole ("What is the main idea of RedVisor?"): no words a
 # sentence must share ("main", "idea"), but the paper's name and what it is about.
 _GIST = re.compile(
     r"\b(?:the\s+)?(?:(?:main|key|core|central|basic|big|primary|principal|overall)\s+)"
-    r"(?:ideas?|insights?|contributions?|points?|takeaways?|messages?|novelty|claims?|findings?)\b"
+    r"(?:ideas?|insights?|contributions?|takeaways?|messages?|novelty|claims?|findings?)\b"
     r"|\bgist\b|\btl;?dr\b",
     re.I,
 )
@@ -183,7 +182,7 @@ def gather(
     # A coined acronym a retrieved paper writes as its name ("DLA") is that paper's: another
     # paper's words that happen to spell it ("a scalable dictionary learning algorithm") name
     # something else. (A field's acronyms, "SGD" for "stochastic gradient descent", still match.)
-    for acronym in coined_names(question):
+    for acronym in coined:
         if acronym.isupper() and not is_field_acronym(acronym):
             owners = {key for key, text in whole.items() if has_name(text, acronym)}
             if owners:
@@ -429,25 +428,38 @@ def settling_quote(evidence: list[PaperEvidence], keys: list[str]) -> str:
     return ""
 
 
-def lacking_names(evidence: list[PaperEvidence], keys: list[str]) -> str:
-    """A rare name of the question that no paper cited (``keys``) writes ("starcraft" for "How
-    does MAIL perform on StarCraft II?"), or "": a draft citing only such papers answers about
-    something nearby. Figures and a model's variant are judged elsewhere (grounding)."""
+def lacking_names(question: str, evidence: list[PaperEvidence], keys: list[str]) -> str:
+    """A rare name ``question`` writes that no paper cited (``keys``) writes, as the question
+    writes it ("StarCraft" for "How does MAIL perform on StarCraft II?"), or "": a draft citing
+    only such papers answers about something nearby. A venue or an author named is metadata, not
+    abstract text; figures and a model's variant are judged elsewhere (grounding)."""
     cited = [e for e in evidence if e.key in keys]
     if not cited:
         return ""
-    venues = {v.casefold() for v in VENUES}  # "in the ICML 2026 paper": metadata, not the abstract
-    names = [{m for m in e.missing if m.isalpha() and m not in venues} for e in cited]  # "70b": a figure
+    meta = {v.casefold() for v in VENUES} | {
+        t for e in cited for t in lexical_terms(" ".join(e.paper.authors))
+    }  # "in the ICML 2026 paper", "the Smith et al. paper"
+    names = [{m for m in e.missing if m.isalpha() and m not in meta} for e in cited]  # "70b": a figure
     common = set.intersection(*names)
-    return f"“{sorted(common)[0]}”" if common else ""
+    if not common:
+        return ""
+    stem = sorted(common)[0]
+    written = next((w for w in re.findall(r"[\w'’-]+", question) if stem in lexical_terms(w)), stem)
+    return f"“{written}”"
 
 
-def authors_answer(evidence: list[PaperEvidence]) -> str:
+def authors_answer(question: str, evidence: list[PaperEvidence]) -> str:
     """Who wrote the paper the question names, from the list's author field: "“AdaSCALE” is by
-    A, B and C [k]." (the first six and a count when there are more); "" when no retrieved paper
-    has every rare name of the question. A list without authors says so, cited, rather than
-    quoting an abstract that never names its authors."""
-    named = [e for e in evidence if not e.missing and e.support > 0]
+    A, B and C [k]." (the first six and a count when there are more). The paper is one whose
+    title or label holds a name the question writes ("Who wrote AdaSCALE?"), or, for a question
+    naming none ("Who wrote the paper on feature death?"), one whose evidence answers it; ""
+    when there is none. A list without authors says so, cited, rather than quoting an abstract
+    that never names its authors."""
+    names = {n.casefold() for n in coined_names(question)}
+    if names:
+        named = [e for e in evidence if names & {n.casefold() for n in coined_names(_own_name(e.paper))}]
+    else:
+        named = [e for e in evidence if e.answers]
     if not named:
         return ""
     item = max(named, key=lambda e: e.support)
@@ -459,6 +471,11 @@ def authors_answer(evidence: list[PaperEvidence]) -> str:
     if len(authors) > len(shown):
         names = f"{', '.join(shown)} and {len(authors) - len(shown)} more"
     return f"“{item.paper.display}” is by {names} [{item.key}]."
+
+
+def _own_name(paper: Paper) -> str:
+    """What a paper is called: its title and label."""
+    return f"{paper.title} {paper.label}"
 
 
 def about_one_paper(question: str) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from rag.records import Paper, Turn
 from rag.retrieval.relevance import name_terms
-from rag.text import coined_names, lexical_terms, stem_terms
+from rag.text import AUXILIARIES, MODALS, coined_names, lexical_terms, stem_terms
 
 # Openings that continue the previous question rather than start a new one.
 _CONTINUES = re.compile(
@@ -36,10 +36,12 @@ _REFERS_BACK = re.compile(
     re.I,
 )
 # "the second one", "the first paper": one paper of a list the conversation gave, by its place.
+# Not "the first paper to propose X" or "the last method that …": a question of its own.
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 _NTH = re.compile(
-    r"\b(?:the\s+)?(?P<nth>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
-    r"|1st|2nd|3rd|[4-9]th|10th)\s+(?:one|paper|work|method|approach|study|article|entry)\b",
+    rf"\b(?:the\s+)?(?P<nth>{'|'.join(_ORDINALS)}|last|1st|2nd|3rd|[4-9]th|10th)"
+    r"\s+(?:one|paper|work|method|approach|study|article|entry)\b"
+    r"(?!\s+(?:to|that|which|who|ever|in|on|of|for|with)\b)",
     re.I,
 )
 # What one asks *about* a paper already named: a question made only of these (and question words)
@@ -82,6 +84,9 @@ class FollowUp:
     own_terms: tuple[str, ...] = ()  # the follow-up's topic words the earlier question lacks ("watermark")
     kind_words: tuple[str, ...] = ()  # stems naming what "which benchmark?" asks for (see _KINDS)
     switched: str = ""  # the question asked of a new subject it names ("What about ActHook?"), if any
+    # A question pointing back ("What AUC does it reach?") asks in words of its own ("reach"):
+    # half of them are enough; a continuation's words ("what about watermarking?") all count.
+    own_share: float = 1.0
 
     def answered_by(self, text: str) -> bool:
         """Whether ``text`` names the kind of thing the follow-up asks for (true when it asks for
@@ -93,10 +98,12 @@ class FollowUp:
         return any(w.startswith(word) for word in self.kind_words for w in written)
 
     def about(self, paper: Paper) -> bool:
-        """Whether ``paper`` mentions every word the follow-up adds: "what about watermarking?"
-        after a question on OOD detection is not answered from the OOD paper."""
+        """Whether ``paper`` mentions the words the follow-up adds (``own_share`` of them): "what
+        about watermarking?" or "Does it also work for watermarking?" after a question on OOD
+        detection is not answered from the OOD paper."""
         present = set(lexical_terms(f"{paper.title} {paper.label} {paper.abstract}"))
-        return all(term in present for term in self.own_terms)
+        held = sum(term in present for term in self.own_terms)
+        return held >= self.own_share * len(self.own_terms)
 
 
 def _topical(question: str) -> list[str]:
@@ -128,10 +135,7 @@ def is_fragment(question: str) -> bool:
 
 
 # The words of a question that asks something rather than names a topic.
-_ASKING = frozenset(
-    "which what how why when where who whom whose do does did is are was were can could should would"
-    " will has have had".split()
-)
+_ASKING = AUXILIARIES | MODALS | frozenset("which what how why when where who whom whose".split())
 
 
 def topic_alone(question: str) -> str:
@@ -140,10 +144,7 @@ def topic_alone(question: str) -> str:
     it asks about the topic, so it is answered as "Which papers are about it?" would be. "" for
     anything else: a question ("and on which benchmark?"), a pointer back ("what about its
     limits?"), or a continuation with no topic words."""
-    opening = _CONTINUES.match(question)
-    if not opening or _REFERS_BACK.search(question):
-        return ""
-    rest = question[opening.end() :].strip(" ,;:?.!")
+    rest = _continued(question)
     words = {w.lower() for w in re.findall(r"[\w'’-]+", rest)}
     if not rest or words & _ASKING or not _topical(rest):
         return ""
@@ -195,27 +196,33 @@ def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
         else "This follow-up cannot be resolved against the conversation"
     ) + " (without a model it is read with the earlier question); ask it as a full question."
     asked_before = set(lexical_terms(anchor)) | _ATTRIBUTES
-    # A question pointing back ("What AUC does it reach?") asks about the same papers, in words of
-    # its own ("reach"); a continuation's own words name what it turns to ("what about watermarking?").
-    points_back = _REFERS_BACK.search(question)
-    own = () if points_back else tuple(t for t in lexical_terms(question) if t not in asked_before)
+    own = tuple(t for t in lexical_terms(question) if t not in asked_before)
+    share = 0.5 if _REFERS_BACK.search(question) else 1.0
     which = _WHICH.search(question)
     kind = _KINDS.get(which.group("kind").lower().removesuffix("s")) if which else None
     kinds = tuple(stem_terms(kind, stopwords=frozenset())) if kind else ()
-    return FollowUp(
-        f"{anchor.rstrip()} {question.strip()}", papers, refusal, own, kinds, _switched(anchor, question)
-    )
+    standalone = f"{anchor.rstrip()} {question.strip()}"
+    return FollowUp(standalone, papers, refusal, own, kinds, _switched(anchor, question), share)
+
+
+def _continued(question: str) -> str:
+    """What a continuation adds after its opening ("what about" + "ActHook"), or "" when
+    ``question`` is no continuation or points back ("what about its limits?")."""
+    opening = _CONTINUES.match(question)
+    if not opening or _REFERS_BACK.search(question) or _NTH.search(question):
+        return ""
+    return question[opening.end() :].strip(" ,;:?.!")
 
 
 def _switched(anchor: str, question: str) -> str:
-    """The anchor's question asked of what a continuation names instead ("What is AdaSCALE?" +
-    "What about ActHook?" → "What is ActHook?"), or the names alone when the anchor has no one
-    name to swap; "" when the continuation names nothing new."""
-    opening = _CONTINUES.match(question)
-    if not opening or _REFERS_BACK.search(question):
-        return ""
-    new = sorted(coined_names(question) - coined_names(anchor))
-    if not new:
+    """The anchor's question asked of the name a continuation gives instead ("What is AdaSCALE?"
+    + "What about ActHook?" → "What is ActHook?"), or the names alone when the anchor has no one
+    name to swap; "" unless the continuation is only new names ("And on ImageNet?" narrows the
+    question, it does not change its subject)."""
+    rest = _continued(question)
+    new = sorted(coined_names(rest) - coined_names(anchor))
+    words = [w for w in re.findall(r"[^\s,]+", rest) if w.lower() not in ("the", "and", "or")]
+    if not new or not all(w in new for w in words):
         return ""
     before = sorted(coined_names(anchor))
     if len(before) == 1:

@@ -83,12 +83,16 @@ def _unverbed(text: str) -> str:
     return _TAKEN.sub("", _AND_VERB.sub("", stripped, count=1), count=1)
 
 
-_TAKEN = re.compile(r"^(?:on|in|with|about|against|to|from)\s+(?=\S)", re.IGNORECASE)
+# ("in" only before a name: "focus on in vitro models" is about in vitro models.)
+_TAKEN = re.compile(r"^(?:(?:on|with|about|against|to|from)\s+(?=\S)|in\s+(?=[A-Z0-9]))")
 
 
 # ", and for what kind of content?" asks for detail per paper, not a narrower topic.
+# ("pruning, quantization, and distillation" is a list: no wh-word, no question.)
 _TAIL = re.compile(
-    r"\s*(?:,\s*and\s+.*|\s+and\s+(?:how|what|why|for\s+what|in\s+what|which)\b.*)?[?.!\s]*$", re.I
+    r"\s*(?:,\s*and\s+(?:\w+\s+){0,2}?(?:how|what|which|why|where|when|who|whom)\b.*"
+    r"|\s+and\s+(?:how|what|why|for\s+what|in\s+what|which)\b.*)?[?.!\s]*$",
+    re.I,
 )
 
 
@@ -344,10 +348,11 @@ def classify(question: str) -> Intent:
     return intent
 
 
-# "Who are the authors of X?", "Who wrote X?", "Who proposed X?": the list's author field answers.
+# "Who are the authors of X?", "Who wrote X?": the list's author field answers. ("Who proposed
+# dropout?" asks who first had an idea, which no author field of these papers says.)
 _AUTHORS = re.compile(
     r"^\s*(?:who\s+(?:are|were|is|was)\s+(?:the\s+)?authors?\s+(?:of|behind)\b"
-    r"|who\s+(?:wrote|authored|proposed|introduced|published|developed|created)\b"
+    r"|who\s+(?:wrote|authored)\b"
     r"|(?:what|which)\s+(?:are\s+)?(?:the\s+)?(?:authors?|author\s+names)\s+(?:of|for|behind)\b)",
     re.IGNORECASE,
 )
@@ -364,7 +369,12 @@ def asked_of_each(question: str) -> str:
     for the papers alone. (:data:`_TAIL`, which keeps it out of the topic, finds it.)"""
     found = _TAIL.search(question)
     said = found.group(0).strip(" ,;:?.!") if found else ""
+    if not _ASKS.search(said):  # "pruning, quantization, and distillation": a list, no question
+        return ""
     return re.sub(r"^and\s+", "", said, flags=re.IGNORECASE)
+
+
+_ASKS = re.compile(r"\b(?:how|what|which|why|where|when|who|whom|whose)\b", re.IGNORECASE)
 
 
 def _classify(question: str) -> Intent:

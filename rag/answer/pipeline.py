@@ -22,6 +22,7 @@ from rag.answer import evidence as ev
 from rag.answer.asked import restates
 from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
+from rag.answer.context import without_injections
 from rag.answer.expansion import subfield_terms
 from rag.answer.followup import NO_CONVERSATION, NO_WORDS, is_fragment, topic_alone
 from rag.answer.followup import resolve as resolve_follow_up
@@ -70,8 +71,12 @@ class _AskTrace:
 
 
 # What may be a paper's ID in a question: a token with a digit, a dash or an inner capital
-# ("000-02", "rkecl1rtwB"), bracketed or not.
-_PAPER_ID = re.compile(r"\[?\b((?=[\w-]*(?:\d|-|[a-z][A-Z]))[A-Za-z0-9][\w-]{3,60})\b\]?")
+# ("000-02", "rkecl1rtwB", "-qh0M9XWxnv", "2401.12345"), bracketed or not.
+_PAPER_ID = re.compile(
+    r"\[?(?<![\w.-])(-?(?=[\w.-]*(?:\d|-|[a-z][A-Z]))[A-Za-z0-9][\w.-]{2,60}[A-Za-z0-9])(?![\w-])\]?"
+)
+# What of a title may not reach the question: control and invisible characters.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass
@@ -194,6 +199,8 @@ class AnswerChain:
             if paper is None:
                 return match.group(0)
             name = paper.title or ("" if paper.label.endswith("…") else paper.label)
+            # The title is file text: what reaches the question reaches the model too.
+            name = without_injections(_UNSHOWN.sub("", " ".join(name.split())))[:200]
             return name or match.group(0)
 
         return _PAPER_ID.sub(named, question)
@@ -309,7 +316,7 @@ class AnswerChain:
         # Untranslated (no model to translate with), a question cannot be matched word by word
         # against English abstracts: retrieval (names, numbers, meaning) has the last word then.
         answers = ev.answers_question(run.evidence) or needs_translation(run.standalone)
-        if asks_for_authors(asked) and (by := ev.authors_answer(run.evidence)):
+        if asks_for_authors(asked) and (by := ev.authors_answer(asked, run.evidence)):
             run.context = {e.key: e.paper for e in run.evidence}  # no model: the list's author field
             return _Draft(by, "extractive")
         if self.llm.model is None:
@@ -343,7 +350,8 @@ class AnswerChain:
         if withheld is None:
             cited = attributed.cited(run.context)
             withheld = unmet_figures(asked, cited) or unmet_claim(asked, attributed.text, cited)
-        if withheld is None and english and (lacking := ev.lacking_names(run.evidence, attributed.kept_keys)):
+        lacking = ev.lacking_names(asked, run.evidence, attributed.kept_keys) if english else ""
+        if withheld is None and lacking:
             # "How does MAIL perform on StarCraft II?" answered from its Tic-Tac-Toe results
             withheld = f"the cited papers never write {lacking}, which the question names"
         if withheld is None and not ev.names_what_is_asked(attributed.text, asked, run.evidence):

@@ -29,10 +29,11 @@ from rag.settings import Settings
 from rag.text import acronyms_in, bm25s_module, indexed_text, lexical_sequence, stemmer
 
 _STOPWORDS = "en"
-# 2: the paper table beside BM25; 3: with the acronyms it defines; 4: closed compounds;
-# 5: digits raised after a letter indexed on the line ("$C^3$" as "C3", rag.text.indexed_text)
+# The saved index's layout; an older one is rebuilt once, at its first query. 2: the paper table
+# beside BM25; 3: with the acronyms it defines; 4: closed compounds spell two of their letters
+# ("multilayer perceptron (MLP)"); 5: digits raised after a letter are indexed on the line
+# ("$C^3$" as "C3", rag.text.indexed_text).
 LAYOUT = 5
-# spell two of their letters ("multilayer perceptron (MLP)"). Older: rebuilt once
 
 
 class DamagedIndex(Exception):

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from rag.text import acronym_singular, acronyms_in, coined_names, has_phrase, lexical_sequence
+from rag.text import STOP_WORDS, acronym_singular, acronyms_in, coined_names, has_phrase, lexical_sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -104,8 +104,12 @@ _NOUN = re.compile(r"(?:ing|tion|sion|ment|ness|ity|ics)$", re.I)
 # A parenthesis with more of the phrase after it: "worst-case (robust) optimization" (the word
 # before it, the aside, and the head after it, up to the next separator).
 _INNER_ASIDE = re.compile(
-    r"(?:(?P<before>[\w-]+)\s*|^\s*)\((?P<inner>[^(),;]*)\)\s+(?P<head>[^(),;]+?)(?=\s*(?:[,;(]|\band\b|\bor\b|$))"
+    r"(?:(?P<before>[\w-]+)\s*|^\s*)\((?P<inner>[^(),;]*)\)\s+(?!(?:and|or)\b)"
+    r"(?P<head>[^(),;]+?)(?=\s*(?:[,;(]|\band\b|\bor\b|$))"
 )
+# An aside that only gives examples or says it again ("(e.g. DDPM)", "(i.e. …)") modifies nothing.
+# (Nor one of function words only: "learning (in) games".)
+_EXAMPLES = re.compile(r"^(?:e\.?g|i\.?e|cf|such as|like|see)\b", re.I)
 
 
 def topic_parts(topic: str) -> list[str]:
@@ -124,8 +128,14 @@ def topic_parts(topic: str) -> list[str]:
 
     def aside(match: re.Match[str]) -> str:
         before, inner, head = match.group("before"), match.group("inner").strip(), match.group("head")
-        if before is None:  # "(robust) RL": the modifier is optional
-            return f"{inner} {head} or {head}" if 0 < len(inner.split()) <= 2 else match.group(0)
+        words = inner.split()
+        if _EXAMPLES.match(inner):  # "(e.g. DDPM)": left out
+            return f"{before or ''} {head}"
+        if not any(w.lower() not in STOP_WORDS for w in words):  # "learning (in) games": read through
+            return f"{before or ''} {inner} {head}"
+        if before is None or before.lower() in ("and", "or"):  # "(robust) RL": optional
+            front = f"{before} " if before else ""
+            return f"{front}{inner} {head} or {head}" if len(words) <= 2 else match.group(0)
         if acronym_singular(inner).lower() in defined:
             return f"{before} {head}"
         if 0 < len(inner.split()) <= 2:

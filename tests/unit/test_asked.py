@@ -238,6 +238,8 @@ def test_the_terms_a_paper_spells_out_name_no_model_or_dataset_it_uses():
         ("What is the batch size used by TreeNet?", ("batch",)),
         ("What FID score does TreeNet reach?", ("fid",)),
         ("What overhead does TreeNet add?", ()),  # the amount alone: any wording may give it
+        ("What is the reported error of TreeNet?", ()),  # how it is taken, not which amount
+        ("What is the top-1 error of TreeNet?", ("top",)),
         ("How many layers does TreeNet have?", ()),
     ],
 )

@@ -108,13 +108,17 @@ def test_the_second_one_is_the_second_paper_of_the_latest_list_asked_about_as_it
     assert first is not None and first.papers == ("p1",)
     assert resolve("and the last paper?", history).papers == ("p2",)
     assert resolve("what about the fifth one?", history).papers == ()  # no fifth: refused
+    # "the first paper to propose …" asks a question of its own
+    assert resolve("Which was the first paper to propose attention for graphs?", history) is None
 
 
-def test_a_follow_up_pointing_back_asks_about_the_same_papers_in_words_of_its_own():
+def test_a_follow_up_pointing_back_needs_half_its_own_words_in_the_paper_a_continuation_all():
     earlier = Turn("What is TrapMark?", "TrapMark embeds hooks ... AUC of 94.3 [p1].", ("p1",))
-    follow = resolve("What detection AUC does it reach?", [earlier])
-    assert follow is not None and follow.own_terms == ()  # "reach": the paper says "achieves"
-    assert follow.about(paper("p1", "TrapMark achieves an average detection AUC of 94.3."))
+    trap = paper("p1", "TrapMark achieves an average detection AUC of 94.3.")
+    reach = resolve("What detection AUC does it reach?", [earlier])  # "reach": the paper says "achieves"
+    assert reach is not None and reach.own_terms == ("detect", "auc", "reach") and reach.about(trap)
+    assert not resolve("Does it also work for watermarking?", [earlier]).about(trap)
+    assert not resolve("what about watermarking?", [earlier]).about(trap)
 
 
 def test_a_continuation_naming_something_new_carries_the_question_asked_of_it():
@@ -122,6 +126,7 @@ def test_a_continuation_naming_something_new_carries_the_question_asked_of_it():
     assert resolve("What about TrapMark?", [earlier]).switched == "What is TrapMark?"
     assert resolve("and its limitations?", [earlier]).switched == ""  # points back
     assert resolve("and on which benchmark?", [earlier]).switched == ""  # names nothing new
+    assert resolve("And on ImageNet?", [earlier]).switched == ""  # narrows it: no new subject
 
 
 def test_the_authors_or_method_of_a_named_paper_point_at_it_not_back():

@@ -280,6 +280,7 @@ def test_a_typo_in_the_words_that_frame_a_listing_is_read_as_those_words(questio
         ("Which papers use graph transformers and for what tasks?", "graph transformers", "for what tasks"),
         ("What work is there on active learning, and how is it run?", "active learning", "how is it run"),
         ("Which papers study pruning and quantization?", "pruning and quantization", ""),
+        ("Which papers study pruning, sparsity, and KD?", "pruning, sparsity, and KD", ""),
         ("Which papers work on spectral clustering?", "spectral clustering", ""),
     ],
 )  # fmt: skip
@@ -298,6 +299,7 @@ def test_a_factoid_asks_nothing_of_each_paper():
         ("Which papers evaluate on ImageNet?", "ImageNet"),
         ("Which papers compare against diffusion models?", "diffusion models"),
         ("Which papers study in-context learning?", "in-context learning"),  # "in-": a word's part
+        ("Which papers focus on in vitro models?", "in vitro models"),  # "in" before no name
     ],
 )
 def test_the_preposition_a_frame_verb_takes_is_no_part_of_the_topic(question, topic):

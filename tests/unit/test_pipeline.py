@@ -865,6 +865,10 @@ def test_a_question_about_a_papers_code_is_answered_by_its_link_and_declined_wit
     linked = chain.ask("Is the code for GraphPrune available?")
     assert not linked.abstained and "https://github.com/example/graphprune" in linked.text
     assert chain.ask("Is the code for TreePrune available?").abstained  # no link: not "we propose"
+    from rag.answer.evidence import _ASKS_FOR_CODE
+
+    assert not _ASKS_FOR_CODE.search("How does GraphPrune detect malicious URLs?")
+    assert not _ASKS_FOR_CODE.search("Does the code generation model find the tests?")
 
 
 def test_a_continuation_naming_a_paper_the_conversation_did_not_cite_is_asked_of_that_paper():
@@ -882,16 +886,20 @@ def test_a_continuation_naming_a_paper_the_conversation_did_not_cite_is_asked_of
 def test_who_wrote_a_paper_is_answered_from_the_lists_authors_and_says_when_it_has_none(llm):
     from dataclasses import replace
 
-    authored = replace(
-        paper("t1", "We propose TreePrune, a pruning method for trees."), authors=("Ada Lee", "Bo Chen")
-    )
+    from rag.answer.intent import asks_for_authors
+
+    tree = paper("t1", "We propose TreePrune, a pruning method for trees.", title="TreePrune")
+    authored = replace(tree, authors=("Ada Lee", "Bo Chen"))
+    bare = paper("m1", "We propose MarkNet, a watermark for speech.", title="MarkNet")
+    rival = paper("r1", "We propose LeafCut, which beats TreePrune on forests.", title="LeafCut")
     model = None if llm == "none" else ScriptedChatModel(replies=[], prompts=[])  # no model call
-    chain = AnswerChain(Settings(llm=llm), FakeRetriever([authored, *PAPERS]), LLMHandle(llm, model, llm))
-    answer = chain.ask("Who are the authors of TreePrune?")
-    assert answer.text == "“t1” is by Ada Lee and Bo Chen [t1]." and [
-        c.paper.id for c in answer.citations
-    ] == ["t1"]
-    assert chain.ask("Who wrote AudioMark?").text == "The paper list records no authors for “w1” [w1]."
+    papers = [authored, bare, rival, *PAPERS]
+    chain = AnswerChain(Settings(llm=llm), FakeRetriever(papers), LLMHandle(llm, model, llm))
+    answer = chain.ask("Who are the authors of TreePrune?")  # not LeafCut's, which names it too
+    assert answer.text == "“TreePrune” is by Ada Lee and Bo Chen [t1]."
+    assert [c.paper.id for c in answer.citations] == ["t1"]
+    assert chain.ask("Who wrote MarkNet?").text == "The paper list records no authors for “MarkNet” [m1]."
+    assert not asks_for_authors("Who proposed dropout?")  # who had an idea: no author field says
 
 
 def test_an_amount_a_paper_never_names_and_a_coined_acronym_another_paper_spells_do_not_answer():
@@ -944,7 +952,7 @@ def test_a_draft_citing_papers_that_never_write_a_name_the_question_asks_about_i
     reply = "PlayNet beats behaviour cloning on Connect4 games [g1]."
     for question, withheld in {
         "How does PlayNet, the imitation learner, do against behaviour cloning on StarCraft games?": (
-            "the cited papers never write “starcraft”, which the question names"
+            "the cited papers never write “StarCraft”, which the question names"
         ),
         "How does PlayNet, the imitation learner, do against behaviour cloning on Connect4 games?": None,
     }.items():

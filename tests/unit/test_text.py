@@ -287,6 +287,7 @@ def test_digits_raised_after_a_letter_are_indexed_on_the_line():
     assert indexed_text("We propose $C^3$ and C^{3}; S²IP") == "We propose $C3$ and C3; S2IP"
     assert "c3" in lexical_terms("Cross-Context Consistency ($C^3$)")
     assert indexed_text("a rate of 10^{-3} and 2^10") == "a rate of 10^{-3} and 2^10"  # no letter before
+    assert indexed_text("$x^{3n}$") == "$x^{3n}$"  # not a raised figure alone
 
 
 def test_a_square_root_of_more_than_one_symbol_is_bracketed_and_colour_markup_is_dropped():
@@ -296,5 +297,7 @@ def test_a_square_root_of_more_than_one_symbol_is_bracketed_and_colour_markup_is
         "(√(m+n)C)/(K^(1/4)) and 1/√(mn)"
     )  # "√m+nC" read as √m plus nC
     assert plain_text(r"$\sqrt{2}$, $\sqrt n$, $\sqrt{\alpha}$", symbols=True) == "√2, √n, √α"
+    assert plain_text(r"$\sqrt[3]{x+y}$", symbols=True) == "³√(x+y)"
+    assert plain_text(r"the {\color{red} stored arms} are", symbols=True) == "the stored arms are"
     shown = plain_text(r"the \textcolor{red}{stored arms} and $\textcolor{blue}{x^2}$", symbols=True)
     assert shown == "the stored arms and x²"

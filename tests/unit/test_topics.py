@@ -137,6 +137,10 @@ def test_a_parenthesis_inside_a_topic_is_an_aside_of_its_phrase_not_a_part_of_it
     # An acronym the words before it spell is left out; "for molecules" stays in the phrase.
     spelled = topic_parts("graph neural networks (GNNs) for molecules")
     assert spelled[1:] == ["graph neural networks for molecules"]
+    # After "or", as in front: optional; an aside of examples is left out.
+    either = topic_parts("pruning or (structured) sparsity")
+    assert either[1:] == ["pruning", "structured sparsity", "sparsity"]
+    assert topic_parts("diffusion (e.g. DDPM) for audio")[1:] == ["diffusion for audio"]
     # In front, an optional modifier.
     assert topic_parts("(robust) graph matching")[1:] == ["robust graph matching", "graph matching"]
     # At the end, a parenthesis still lists alternatives.
