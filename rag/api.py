@@ -235,7 +235,8 @@ class Library:
                 found.append(paper)
         if unknown:
             ids = f"id {unknown[0]}" if len(unknown) == 1 else f"ids {', '.join(unknown)}"
-            elsewhere = self._held_elsewhere(missing[0]) if len(missing[0]) <= 200 else None
+            one = len(missing) == 1 and len(missing[0]) <= 200  # "it": of one ID only
+            elsewhere = self._held_elsewhere(missing[0]) if one else None
             hint = f"; it is in collection {elsewhere!r} (-c {elsewhere})" if elsewhere else ""
             raise NotFound(f"no paper with {ids} in collection {self.settings.collection!r}{hint}")
         return found
