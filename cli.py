@@ -80,11 +80,6 @@ def _retrieval_mode(value: str) -> str:
     return value.strip().lower()
 
 
-def _lower_case(value: str | None) -> str | None:
-    """``--llm NONE`` as ``none``: settings' names are read in any case, as venues are."""
-    return value.strip().lower() if value else value
-
-
 # rag.settings.LLM_CHOICES, not imported here (--help stays light); a test checks that the two agree.
 LLM_KINDS = ("auto", "local", "openai", "none")
 
@@ -92,7 +87,7 @@ LLM_KINDS = ("auto", "local", "openai", "none")
 def _llm_kind(value: str | None) -> str | None:
     """``--llm``, in any case; an unknown one is a usage error before any work (exit 2), as
     ``--mode`` is."""
-    value = _lower_case(value)
+    value = value.strip().lower() if value else value  # read in any case, as venues are
     if value is not None and value not in LLM_KINDS:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(LLM_KINDS)}")
     return value
@@ -458,13 +453,16 @@ def _retrieval_modes(value: str) -> str:
 Modes = Annotated[
     str, typer.Option("--mode", help="Comma-separated retrieval modes.", callback=_retrieval_modes)
 ]
+
+
+def _llm_kinds(value: str | None) -> str | None:
+    """``--llm a,b`` of ``eval``: each checked as :func:`_llm_kind` does."""
+    return ",".join(_llm_kind(kind) or "" for kind in value.split(",")) if value else value
+
+
 LLMs = Annotated[
     str | None,
-    typer.Option(
-        "--llm",
-        help="Comma-separated LLM settings, e.g. local,none.",
-        callback=_lower_case,
-    ),
+    typer.Option("--llm", help="Comma-separated LLM settings, e.g. local,none.", callback=_llm_kinds),
 ]
 Judge = Annotated[str, typer.Option("--judge", help="Support judge: lexical, embedding or llm.")]
 OutDir = Annotated[Path, typer.Option("--out", help="Directory for results.json, report.md, chart.png.")]

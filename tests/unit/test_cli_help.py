@@ -78,3 +78,6 @@ def test_an_unknown_llm_setting_is_a_usage_error_before_any_work_and_case_does_n
         bad.output.split()
     )
     assert cli._llm_kind(" NONE ") == "none" and cli._llm_kind(None) is None
+    bad = RUNNER.invoke(cli.app, ["eval", "--llm", "none,foo"], env={"NO_COLOR": "1"})  # eval's list too
+    assert bad.exit_code == 2 and "'foo' is not one of" in " ".join(bad.output.split())
+    assert cli._llm_kinds("NONE, Local") == "none,local"
