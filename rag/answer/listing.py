@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from rag.answer.evidence import PaperEvidence, cite, gather
+from rag.answer.evidence import PaperEvidence, Sentence, cite, gather
 from rag.answer.themes import group_by_theme
 from rag.retrieval.relevance import TermWeights, respelled
 from rag.text import QUESTION_GRAMMAR, lexical_terms, papers_count, sentence_role, share_vocabulary, stems_of
@@ -58,8 +58,11 @@ def _line(evidence: PaperEvidence, tail: bool = False, each: frozenset[str] | No
     shown = [best]
     others = [s for s in evidence.sentences if s is not best]
     if each is not None and others:
-        asked = lambda s: len(each.intersection(lexical_terms(s.text)))  # noqa: E731
-        second = max(others, key=lambda s: (asked(s), s.score, -s.position))
+
+        def answering(s: Sentence) -> tuple[int, float, int]:  # most of what is asked, then the best
+            return len(each.intersection(lexical_terms(s.text))), s.score, -s.position
+
+        second = max(others, key=answering)
         shown = sorted([best, second], key=lambda s: s.position)
     text = " ".join(cite(s.text, evidence.key) for s in shown)
     label = evidence.paper.display

@@ -350,9 +350,9 @@ class AnswerChain:
         if withheld is None:
             cited = attributed.cited(run.context)
             withheld = unmet_figures(asked, cited) or unmet_claim(asked, attributed.text, cited)
-        lacking = ev.lacking_names(asked, run.evidence, attributed.kept_keys) if english else ""
-        if withheld is None and lacking:
-            # "How does MAIL perform on StarCraft II?" answered from its Tic-Tac-Toe results
+        # "How does MAIL perform on StarCraft II?" answered from its Tic-Tac-Toe results
+        kept = attributed.kept_keys
+        if withheld is None and english and (lacking := ev.lacking_names(asked, run.evidence, kept)):
             withheld = f"the cited papers never write {lacking}, which the question names"
         if withheld is None and not ev.names_what_is_asked(attributed.text, asked, run.evidence):
             withheld = "the draft does not name what the question asks for"
