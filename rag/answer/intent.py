@@ -255,6 +255,7 @@ class Intent:
     recent: bool = False  # a listing of "recent work on X": the latest years the papers span
     # What a listing asks of each paper ("…, and for what kind of content?"): "" when nothing.
     each: str = ""
+    author: str = ""  # a catalogue of one author's papers: "papers by Yejin Choi"
 
     @property
     def is_listing(self) -> bool:
@@ -377,9 +378,49 @@ def asked_of_each(question: str) -> str:
 _ASKS = re.compile(r"\b(?:how|what|which|why|where|when|who|whom|whose)\b", re.IGNORECASE)
 
 
+# Papers asked for by who wrote them: "papers by Yejin Choi", "Which papers did Graham Neubig
+# write?", "What has Y. Choi published?", "Yejin Choi's papers". A name is written as names are:
+# capitalised words and initials, with the particles of surnames ("van", "de") between them.
+_NAME_WORD = r"[^\W\d_][\w'’.-]*"
+_PARTICLE = r"(?:van|von|der|den|de|da|del|della|di|du|le|la|bin|al|dos|das)"
+_NAME = rf"(?P<author>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,4}})"
+_WRITE = r"(?:write|wrote|written|author|authored|co-?author|co-?authored|publish|published)"
+_BY_AUTHOR = (
+    re.compile(  # "Which papers did/has NAME write?", "What did NAME publish?"
+        rf"^\s*(?:(?:which|what)\s+(?:{_PAPERS}\s+)?|list\s+(?:the\s+)?{_PAPERS}\s+)"
+        rf"(?:did|has|have|does)\s+{_NAME}\s+{_WRITE}\s*[?.!]*\s*$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "papers by NAME", "Which papers are written by NAME?", "work co-authored by NAME"
+        rf"\b(?:{_PAPERS}|work|paper)\s+(?:(?:are|were|is|was)\s+)?(?:{_WRITE}\s+)?by\s+{_NAME}\s*[?.!]*\s*$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "NAME's papers", "list Yejin Choi's work"
+        rf"^\s*(?:(?:list|show|find|get|give\s+me)\s+)?(?:all\s+)?(?:of\s+)?{_NAME}['’]s?\s+"
+        rf"(?:{_PAPERS}|work|papers?)\s*[?.!]*\s*$",
+        re.IGNORECASE,
+    ),
+)
+
+
+def _author_asked(question: str) -> str:
+    """The person whose papers ``question`` asks for, as written ("Yejin Choi"); "" when it asks for
+    none. Every word of the name but a surname particle is capitalised: "papers by topic" names
+    no one."""
+    for pattern in _BY_AUTHOR:
+        if found := pattern.search(question):
+            name = found.group("author").rstrip(".")
+            words = [w for w in name.split() if not re.fullmatch(_PARTICLE, w)]
+            if words and all(w[0].isupper() for w in words):
+                return name
+    return ""
+
+
 def _classify(question: str) -> Intent:
     rest, venue, year = _where_and_when(question)
     rest = _PLEASE.sub("", _POLITE.sub("", rest)).strip() or rest
+    if author := _author_asked(rest):
+        return Intent("catalogue", "", venue, year, author=author)
     if _JUST_PAPERS.match(rest) or _THERE_ON_LIST.match(rest):  # "papers", "What is there on the list?"
         return Intent("catalogue", "", venue, year)
     if counted := _COUNTED.match(rest):

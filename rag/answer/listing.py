@@ -160,12 +160,17 @@ def listing_answer(
     return "\n".join([*parts, *tail])
 
 
-def catalogue_answer(keyed: dict[str, Paper], found: int, where: str = "", note: str = "") -> str:
+def catalogue_answer(
+    keyed: dict[str, Paper], found: int, where: str = "", note: str = "", author: str = ""
+) -> str:
     """What the collection holds, for a question on no topic: "57 papers are indexed at ICML 2026
     (the first 30 shown; --all or -n N for more, `citeline papers list` for all):", then each paper
-    by name with its citation, in the order given (their lists' order: file, then line)."""
+    by name with its citation, in the order given (their lists' order: file, then line). With
+    ``author``, the papers are that person's: "7 papers by Yejin Choi are indexed:"."""
     verb = "is" if found == 1 else "are"
     place = f" {where}" if where else ""
+    if author:
+        verb = f"by {author[:80]} {verb}"  # as the user wrote it: words, initials, apostrophes
     more = (
         f"the first {len(keyed)} shown; --all or -n N for more, `citeline papers list` for all"
         if found > len(keyed)

@@ -268,11 +268,11 @@ class AnswerChain:
         from ICML 2026?"): how many there are (at that venue and year) and the first
         ``listing_max_papers`` (or the caller's limit) by name, in the order of their lists (file,
         then line). No model, no sentence picked: nothing was asked about them."""
-        limit = run.shown
+        limit, author = run.shown, intent.author
         listed, where, note = in_place(
             intent.venue,
             intent.year,
-            lambda venue, year: self.retriever.catalogue(venue, year, limit),
+            lambda venue, year: self.retriever.catalogue(venue, year, limit, author),
             lambda listed: listed[1] > 0,
             self.retriever,
             instead="listed",
@@ -280,10 +280,23 @@ class AnswerChain:
         if listed is None:
             return _Draft(note, "abstained")
         run.hits, run.found = listed
+        if not run.hits and author:
+            return _Draft(self._no_author(author, intent, where), "abstained")
         if not run.hits:
             return _Draft(self._refusal, "abstained")
         run.context = assign_keys(run.hits)
-        return _Draft(catalogue_answer(run.context, run.found, where, note), "listing")
+        return _Draft(catalogue_answer(run.context, run.found, where, note, author), "listing")
+
+    def _no_author(self, author: str, intent: Intent, where: str) -> str:
+        """Why no paper is listed for ``author``: the list records no authors at all (a seed list),
+        or none of the papers it records (at that venue and year) names that person."""
+        every, _ = self.retriever.catalogue(
+            intent.venue if where else None, intent.year if where else None, 10**9
+        )
+        if not any(hit.paper.authors for hit in every):
+            return f"The papers here record no authors, so none can be found by {author}."
+        place = f" {where}" if where else ""
+        return f"No indexed paper{place} lists {author} among its authors."
 
     def retrieve(
         self, question: str, standalone: str, k: int | None, mode: str, follow_up: bool

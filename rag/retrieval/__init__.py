@@ -50,9 +50,10 @@ class PaperSearch(Protocol):
         ...
 
     def catalogue(
-        self, venue: str | None = None, year: int | None = None, limit: int = 30
+        self, venue: str | None = None, year: int | None = None, limit: int = 30, author: str = ""
     ) -> tuple[list[Hit], int]:
-        """The first ``limit`` papers in list order (venue/year filters apply), and how many there are."""
+        """The first ``limit`` papers in list order (venue/year filters apply; ``author``: that
+        person's papers only), and how many there are."""
         ...
 
     def venues(self) -> list[str]:

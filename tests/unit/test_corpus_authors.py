@@ -5,6 +5,7 @@ import json
 import pytest
 
 from rag.index.corpus import parse_source
+from rag.records import Paper
 
 
 @pytest.mark.parametrize(
@@ -55,3 +56,16 @@ def test_values_of_the_wrong_type_are_left_out_with_a_warning_never_stored_as_py
         "types.jsonl:3: venue is an object, not text; left out",
         "types.jsonl:4: title is true or false, not text; left out",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "written_by"),
+    [("Yejin Choi", True), ("Y. Choi", True), ("Choi", True), ("Choi, Yejin", True),
+     ("Zico Kolter", True), ("J. Z. Kolter", True), ("Jose Garcia-Perez", True), ("John Doe", True),
+     ("Yejin", False), ("Zico Choi", False), ("Choi Yejin", False), ("", False)],
+)  # fmt: skip
+def test_a_paper_is_by_an_author_named_in_full_by_initials_or_surname(name, written_by):
+    paper = Paper(
+        "p", "", "p", "s", 1, authors=("J Zico Kolter", "Yejin Choi", "José García-Pérez", "John Doe Jr.")
+    )
+    assert paper.is_by(name) is written_by

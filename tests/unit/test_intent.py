@@ -304,3 +304,28 @@ def test_a_factoid_asks_nothing_of_each_paper():
 )
 def test_the_preposition_a_frame_verb_takes_is_no_part_of_the_topic(question, topic):
     assert classify(question).topic == topic
+
+
+@pytest.mark.parametrize(
+    ("question", "author", "venue"),
+    [
+        ("Which papers did Yejin Choi write?", "Yejin Choi", None),
+        ("papers by Noah A. Smith", "Noah A. Smith", None),
+        ("What has Y. Choi published?", "Y. Choi", None),
+        ("Graham Neubig's papers at COLM 2024", "Graham Neubig", "COLM"),
+        ("list the papers co-authored by Maosong Sun", "Maosong Sun", None),
+        ("Can you list the work by Ludwig van Beethoven, please?", "Ludwig van Beethoven", None),
+    ],
+)
+def test_papers_asked_for_by_who_wrote_them_are_a_catalogue_of_that_author(question, author, venue):
+    intent = classify(question)
+    assert (intent.kind, intent.author, intent.venue) == ("catalogue", author, venue)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which papers are motivated by Bayesian inference?", "papers by topic", "Who wrote AdaSCALE?",
+     "Which papers are inspired by biological neurons?"],
+)  # fmt: skip
+def test_by_a_word_that_is_no_name_asks_for_no_author(question):
+    assert classify(question).author == ""
