@@ -401,7 +401,8 @@ _NOT_AUTHOR = re.compile(
     re.I,
 )
 # A paper id as answers cite it; OpenReview's may start with "-" (-qh0M9XWxnv).
-_ID_TOKEN = re.compile(r"(?:-(?=[\w-]*[A-Za-z]))?[A-Za-z0-9][\w\-]{1,40}")  # not "[-1000, 1000]"
+# An id as a draft cites it: OpenReview's may start with "-" or "_" (_gZLyRGGuo); not "[-1000, 1000]".
+_ID_TOKEN = re.compile(r"(?:[-_](?=[\w-]*[A-Za-z]))?[A-Za-z0-9][\w\-]{1,40}")
 
 
 @dataclass

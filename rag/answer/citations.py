@@ -1,8 +1,9 @@
 """Citation keys for the context, and validation of the keys an answer uses.
 
 The context labels each paper with a key the model must copy after every claim. A paper's own ID
-is used when it is short and plain (``000-02``, an OpenReview id), because a model copies a key
-it can see next to the text more reliably than a positional ``[3]``; long IDs get ``S<n>``.
+is used when it is short and plain (``000-02``, an OpenReview id, ``uai2022-596b56d1b0``), because
+a model copies a key it can see next to the text more reliably than a positional ``[3]``; long IDs
+get ``S<n>`` (every list of sources then names the ID beside the key).
 After generation every bracketed key is checked: a key that was not in the context is removed
 from the text and reported, never shown as a source.
 """
@@ -15,8 +16,10 @@ from dataclasses import dataclass, field
 from rag.records import Citation, Hit, Paper
 from rag.text import KEY_GROUP, split_keys
 
-# A paper's own id is its key when short: OpenReview's may start with "-" (-qh0M9XWxnv).
-_PLAIN_ID = re.compile(r"-?[A-Za-z0-9][\w\-]{0,11}")
+# A paper's own id is its key when it is short enough to copy: OpenReview's may start with "-" or
+# "_" (-qh0M9XWxnv, _gZLyRGGuo); the corpora's slugs run to 22 characters (aistats2020-cb62e6a3a6).
+# A longer one (iclr2024-<32 hex digits>) costs the model a dozen tokens per citation: S<n>.
+_PLAIN_ID = re.compile(r"[-_]?[A-Za-z0-9][\w\-]{0,23}")
 
 
 def assign_keys(hits: list[Hit]) -> dict[str, Paper]:

@@ -71,9 +71,9 @@ class _AskTrace:
 
 
 # What may be a paper's ID in a question: a token with a digit, a dash or an inner capital
-# ("000-02", "rkecl1rtwB", "-qh0M9XWxnv", "2401.12345"), bracketed or not.
+# ("000-02", "rkecl1rtwB", "-qh0M9XWxnv", "_gZLyRGGuo", "2401.12345"), bracketed or not.
 _PAPER_ID = re.compile(
-    r"\[?(?<![\w.-])(-?(?=[\w.-]*(?:\d|-|[a-z][A-Z]))[A-Za-z0-9][\w.-]{2,60}[A-Za-z0-9])(?![\w-])\]?"
+    r"\[?(?<![\w.-])([-_]?(?=[\w.-]*(?:\d|-|[a-z][A-Z]))[A-Za-z0-9][\w.-]{2,60}[A-Za-z0-9])(?![\w-])\]?"
 )
 # What of a title may not reach the question: control and invisible characters.
 _UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")

@@ -104,7 +104,7 @@ class Summary:
         if self.themes:
             lines += ["## Papers covered", ""]
             lines += [
-                f"- [{n.key}] {md(n.paper.display)} ({md(n.paper.source)}:{n.paper.line})"
+                f"- [{n.key}] {md(n.paper.display)} ({_id_of(n)}{md(n.paper.source)}:{n.paper.line})"
                 for n in self.papers
             ]
             lines.append("")
@@ -161,6 +161,12 @@ class Summary:
             "scope": self.scope,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
+
+
+def _id_of(note: PaperNote) -> str:
+    """ "id X, " when the note's key is not its paper's ID (S<n> for a long one): the ID is what
+    `papers show` and MCP ``get_paper`` take."""
+    return "" if note.key == note.paper.id else f"id {md(note.paper.id)}, "
 
 
 def md(text: str, keys: Collection[str] = ()) -> str:

@@ -510,7 +510,10 @@ def sources(answer: Answer) -> None:
     for n, citation in enumerate(answer.citations, start=1):
         paper = citation.paper
         where = shown(f"{paper.source}:{paper.line}", latex=False)
-        console.print(f" {n}. \\[{shown(citation.key, latex=False)}] {shown(paper.display)}  [dim]{where}[/]")
+        key = shown(citation.key, latex=False)
+        # S<n> stands for a long ID in the answer: the ID beside it is what `papers show` takes.
+        named = "" if citation.key == paper.id else f"{shown(paper.id, latex=False)} "
+        console.print(f" {n}. \\[{key}] {named}{shown(paper.display)}  [dim]{where}[/]")
     console.print(f"[dim]{answer.model} · {answer.timings.get('total', 0):.1f}s[/]")
 
 
@@ -568,7 +571,10 @@ def log_entry(entry) -> None:
         console.print("[bold]Sources[/]")
         for n, c in enumerate(entry.citations, start=1):
             where = shown(f"{c['source']}:{c['line']}", latex=False)
-            console.print(f" {n}. \\[{shown(c['key'], latex=False)}] {shown(c['label'])}  [dim]{where}[/]")
+            named = "" if c.get("id", c["key"]) == c["key"] else f"{shown(c['id'], latex=False)} "
+            console.print(
+                f" {n}. \\[{shown(c['key'], latex=False)}] {named}{shown(c['label'])}  [dim]{where}[/]"
+            )
 
 
 def llm_status(status: dict) -> None:

@@ -586,13 +586,14 @@ def test_a_page_locator_in_the_brackets_is_not_a_key():
     assert [k.key for k in claim.cites] == ["P1"] and claim.verdict == SUPPORTED
 
 
-def test_an_openreview_id_starting_with_a_dash_is_checked_as_answers_cite_it():
-    dashed = dataclasses.replace(WATERMARK, id="-qh0M9XWxnv")
+@pytest.mark.parametrize("pid", ["-qh0M9XWxnv", "_gZLyRGGuo"])
+def test_an_openreview_id_starting_with_a_dash_or_underscore_is_checked_as_answers_cite_it(pid):
+    dashed = dataclasses.replace(WATERMARK, id=pid)
     report = Checker(FakeRetriever([dashed, PRUNING]), lambda: [dashed, PRUNING], AnswerSettings()).check(
-        f"{GOOD_P1} [-qh0M9XWxnv].", "md"
+        f"{GOOD_P1} [{pid}].", "md"
     )
     (claim,) = report.claims  # not skipped as no citation at all
-    assert [k.key for k in claim.cites] == ["-qh0M9XWxnv"] and claim.verdict == SUPPORTED
+    assert [k.key for k in claim.cites] == [pid] and claim.verdict == SUPPORTED
     (claim,) = _check(f"Logits are clipped to [-1000, 1000]. {GOOD_P1} [P1].").claims  # a range
     assert [k.key for k in claim.cites] == ["P1"] and not claim.missing
 

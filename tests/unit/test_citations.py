@@ -11,8 +11,17 @@ def _paper(pid: str) -> Paper:
 
 
 def test_keys_are_short_paper_ids_and_long_ids_get_positional_keys():
-    hits = [Hit(_paper("000-02"), 1.0), Hit(_paper("icml2024-poster-12345"), 0.5)]
+    long_id = "iclr2024-34f9a343f945196b66f807e0eb6249fd"  # 41 characters: a dozen tokens per citation
+    hits = [Hit(_paper("000-02"), 1.0), Hit(_paper(long_id), 0.5)]
     assert list(assign_keys(hits)) == ["000-02", "S2"]
+
+
+def test_the_corpora_slugs_and_openreview_ids_starting_with_an_underscore_are_their_own_keys():
+    # "[S1]" in place of uai2022-596b56d1b0 named the paper nowhere: `papers show S1` finds nothing.
+    ids = ["uai2022-596b56d1b0", "aistats2020-cb62e6a3a6", "icml2024-poster-12345", "_gZLyRGGuo"]
+    keys = assign_keys([Hit(_paper(pid), 1.0) for pid in ids])
+    assert list(keys) == ids
+    assert check_citations("Planning [_gZLyRGGuo].", keys).citations[0].paper.id == "_gZLyRGGuo"
 
 
 def test_an_openreview_id_starting_with_a_dash_is_its_own_key():

@@ -940,6 +940,9 @@ def test_a_paper_id_in_a_question_is_read_as_the_papers_name():
     chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
     assert chain.named_ids("What does [mk-01] propose?") == "What does AudioMark propose?"
     assert chain.named_ids("Does GPT-4 beat mk-02?") == "Does GPT-4 beat mk-02?"  # no such papers
+    underscored = [paper("_gZLyRGGuo", "We propose AudioMark.", title="AudioMark"), *PAPERS]
+    chain_ = AnswerChain(Settings(llm="none"), FakeRetriever(underscored), LLMHandle("none", None, "none"))
+    assert chain_.named_ids("What does [_gZLyRGGuo] propose?") == "What does AudioMark propose?"
     answer = chain.ask("What does mk-01 propose?")
     assert not answer.abstained and [c.paper.id for c in answer.citations] == ["mk-01"]
     assert answer.question == "What does mk-01 propose?"  # as asked

@@ -103,6 +103,13 @@ def test_a_lower_case_citation_key_is_shown_in_the_sources_not_read_as_markup(ca
         assert f" 1. [{key}] Plumbus  ids.jsonl:1" in out, out
 
 
+def test_a_positional_key_is_shown_with_the_id_it_stands_for(capsys):
+    long_id = "iclr2024-34f9a343f945196b66f807e0eb6249fd"
+    paper = Paper(id=long_id, abstract="Plumbus reaches 91%.", label="Plumbus", source="ids.jsonl", line=1)
+    render.sources(_answer(text="Plumbus reaches 91% [S1].", citations=[Citation("S1", paper)]))
+    assert f" 1. [S1] {long_id} Plumbus" in " ".join(capsys.readouterr().out.split())
+
+
 def test_a_logged_answer_shows_its_lower_case_keys(capsys):
     from types import SimpleNamespace
 
