@@ -87,6 +87,8 @@ class FollowUp:
     # A question pointing back ("What AUC does it reach?") asks in words of its own ("reach"):
     # half of them are enough; a continuation's words ("what about watermarking?") all count.
     own_share: float = 1.0
+    # "the third one" after a listing of two: nothing to ask about, and this says so.
+    unlisted: str = ""
 
     def answered_by(self, text: str) -> bool:
         """Whether ``text`` names the kind of thing the follow-up asks for (true when it asks for
@@ -184,10 +186,17 @@ def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
         (t.question for t in reversed(history) if not leans_on_conversation(t.question)), history[0].question
     )
     papers = history[-1].papers
+    unlisted = ""
     if nth := _NTH.search(question):
         listed = next((t.papers for t in reversed(history) if len(t.papers) > 1), papers)
         at = _nth(nth, len(listed))
         papers = (listed[at],) if 0 <= at < len(listed) else ()
+        if not papers:
+            count = f"{len(listed)} paper{'s' if len(listed) != 1 else ''}" if listed else "no papers"
+            unlisted = (
+                f"The latest list named {count}, so there is no {nth.group('nth').lower()} one; "
+                "name the paper, or ask it as a full question."
+            )
         question = f"{question[: nth.start()]}it{question[nth.end() :]}"
     cited = ", ".join(papers)
     refusal = (
@@ -202,7 +211,7 @@ def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
     kind = _KINDS.get(which.group("kind").lower().removesuffix("s")) if which else None
     kinds = tuple(stem_terms(kind, stopwords=frozenset())) if kind else ()
     standalone = f"{anchor.rstrip()} {question.strip()}"
-    return FollowUp(standalone, papers, refusal, own, kinds, _switched(anchor, question), share)
+    return FollowUp(standalone, papers, refusal, own, kinds, _switched(anchor, question), share, unlisted)
 
 
 def _continued(question: str) -> str:

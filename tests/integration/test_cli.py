@@ -301,14 +301,17 @@ def test_piped_chat_leaves_at_exit_and_shows_an_over_long_line_cut(seed_settings
 
 
 def test_chat_without_a_model_takes_the_second_one_as_the_second_paper_listed(seed_settings):
-    script = "Which papers study differential privacy?\nwhat does the second one do?\n"
+    script = "Which papers study differential privacy?\nwhat does the second one do?\nand the tenth one?\n"
     result = run(["chat", "--no-log"], seed_settings, stdin=script, extra_env={"COLUMNS": "300"})
     assert result.returncode == 0, result.stderr
     listed = result.stdout.split("> what does the second one do?")[0]
-    second = [line for line in listed.splitlines() if line.startswith("- ")][1]
-    key = second.rsplit("[", 1)[1].split("]")[0]
-    follow_up = result.stdout.split("> what does the second one do?")[1]
+    lines = [line for line in listed.splitlines() if line.startswith("- ")]
+    key = lines[1].rsplit("[", 1)[1].split("]")[0]
+    follow_up, tenth = result.stdout.split("> what does the second one do?")[1].split("> and the tenth one?")
     assert f"[{key}]" in follow_up and "Sources\n 1. " in follow_up and " 2. " not in follow_up
+    # Past the end of the list: said so, not the listing asked again with the follow-up as its topic
+    assert f"The latest list named {len(lines)} papers, so there is no tenth one" in tenth
+    assert "- " not in tenth
 
 
 def test_chat_without_a_model_resolves_an_elliptic_follow_up_against_the_conversation(seed_settings):
