@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rag.answer import evidence as ev
 from rag.answer.asked import restates
@@ -166,7 +166,15 @@ class AnswerChain:
             run.lap("retrieve", mark)
         else:
             if follow is not None and follow.papers:
-                run.hits = [h for h in self.cited_before(follow.papers) if follow.about(h.paper)]
+                before = self.cited_before(follow.papers)
+                if not before:  # asked with another -c than the conversation's
+                    elsewhere = (
+                        f"The papers this conversation cited ({', '.join(follow.papers)}) are not in "
+                        f"the collection searched now ({self.settings.collection}); ask it with the "
+                        "conversation's collection (-c), or as a full question."
+                    )
+                    follow = replace(follow, refusal=elsewhere)
+                run.hits = [h for h in before if follow.about(h.paper)]
                 if not run.hits and follow.switched:  # "What about ActHook?": a new subject
                     run.standalone, follow = follow.switched, None
                     run.hits = self.retrieve(run.standalone, run.standalone, k, mode, follow_up=False)

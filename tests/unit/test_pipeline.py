@@ -965,3 +965,17 @@ def test_a_draft_citing_papers_that_never_write_a_name_the_question_asks_about_i
         )
         answer = chain.ask(question)
         assert answer.withheld == withheld and answer.abstained is (withheld is not None), question
+
+
+def test_a_follow_up_asked_in_another_collection_says_the_conversations_papers_are_not_there():
+    from rag.records import Turn
+
+    chain = AnswerChain(
+        Settings(llm="none", collection="other"), FakeRetriever(PAPERS), LLMHandle("none", None, "none")
+    )
+    earlier = Turn("What is Q-Transformer?", "Q-Transformer scales offline RL [zz-99].", ("zz-99",))
+    answer = chain.ask("how does it represent Q-values?", history=[earlier])
+    assert answer.abstained and not answer.citations
+    assert answer.text.startswith(
+        "The papers this conversation cited (zz-99) are not in the collection searched now (other)"
+    )
