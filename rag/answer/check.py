@@ -1436,9 +1436,11 @@ def _negated(claim: str, sentence: str, evidence: Sequence[str] = ()) -> str:
     has said both (earlier work's factors "are not efficiently computable", its own "are"):
     nothing is negated."""
     for negating, plain, who in ((sentence, claim, "the paper"), (claim, sentence, "the claim")):
-        if _negates(plain):
-            continue
-        terms = _unaside(plain)  # asides are skipped on both sides
+        # What the other side states plainly: each clause up to its first negation ("KnowNo can be
+        # used with LLMs out-of-the-box" of "… out-of-the-box without model-finetuning").
+        terms = _sequence(
+            " ".join(_unnegated(clause) for clause in _CLAUSE_END.split(_ASIDE.sub(" ", plain)))
+        )
         for match in _NEGATION.finditer(negating):
             if match.group("lack") and _LACK.search(plain):
                 continue  # both say something lacks: "does not lack X" is then read as "not"
@@ -1500,6 +1502,13 @@ def _quality_denied(claim: str, sentence: str) -> str:
 def _holds(terms: tuple[str, ...], run: Sequence[str]) -> bool:
     """``terms`` has ``run`` in a row (the first possibly a verb of the same sense)."""
     return any(_same_run(terms[i : i + 3], tuple(run)) for i in range(len(terms) - 2))
+
+
+def _unnegated(clause: str) -> str:
+    """``clause`` up to its first negation ("without" counts; "lacks" is a statement)."""
+    cuts = [m.start() for m in _NEGATION.finditer(clause) if not m.group("lack")]
+    cuts += [m.start() for m in _WITHOUT.finditer(clause)]
+    return clause[: min(cuts)] if cuts else clause
 
 
 def _negates(text: str) -> bool:

@@ -346,6 +346,16 @@ def test_a_negation_in_front_of_a_verb_of_the_same_sense_turns_the_finding_aroun
             "Posterior collapse cannot be avoided by annealing alone.",
             False,
         ),
+        (  # the paper's "without" negates what follows it, not what it states before
+            "PlanGuard cannot be used with LLMs out-of-the-box.",
+            "PlanGuard can be used with LLMs out-of-the-box without model finetuning.",
+            True,
+        ),
+        (  # and what follows it is what it does without: said on both sides
+            "PlanGuard is applied to LLMs without model finetuning.",
+            "PlanGuard can be used with LLMs out-of-the-box without model finetuning.",
+            False,
+        ),
     ],
 )
 def test_a_negation_turns_around_what_it_negates_before_or_after_it(claim, sentence, turned):
