@@ -58,8 +58,8 @@ _WHAT_IS = re.compile(
 # ("What success rate / accuracy / speed-up ...?"; not "What learning rate schedule ...?");
 # ``_AMOUNTS`` may be given in words too ("What overhead does X add?" "negligible").
 _MEASUREMENTS = (
-    r"(?:accuracy|auroc|auc|f1|fid|psnr|bleu|speed-?up|latency|percentage|ratio|(?<!learning\s)rate)"
-    r"(?!\s+(?:schedules?|schedulers?|functions?|metrics?|decay|warm-?up)\b)"
+    r"(?:accuracy|auroc|auc|f1|fid|psnr|bleu|speed-?up|latency|percentage|ratio|(?<!learning\s)rate|scores?)"
+    r"(?!\s+(?:schedules?|schedulers?|functions?|metrics?|decay|warm-?up|matching|model|network)\b)"
 )
 _AMOUNTS = r"(?:score|error|gap|gain|improvement|reduction|overhead|cost|size|rate)"
 _WHAT = r"\bwhat(?:['’]s)?\s+"
@@ -338,7 +338,8 @@ def names_answer(
     if asked.kind == "expansion":
         return expansion_in(body, asked.acronym) is not None or (asked.described and _adds(body, question))
     if asked.kind == "number" and asked.measured:  # "three times faster", not "three findings"
-        return bool(figures_given(body, question, spelled=False) or FIGURE_WORDS.search(body))
+        measures = measures_of(body)
+        return bool(figures_given(measures, question, spelled=False) or FIGURE_WORDS.search(measures))
     if asked.kind == "number":
         return bool(figures_given(body, question))
     if asked.kind == "name":  # "Which model is larger, FooNet or BarNet?" is answered by picking one
@@ -472,6 +473,24 @@ def _adds(body: str, question: str, ignored: frozenset[str] = frozenset()) -> bo
         return True
     asked = question.lower()
     return any(n.lower() not in asked for n in coined_names(body)) or bool(figures_given(body, question))
+
+
+# What gives no measurement: a figure inside a name or a size ("Llama2-Chat-70B", "pass@1",
+# "7B", "miniF2F"), a date ("May 24, 2024", "2023"), a list's marker ("1)", "(ii)"). A figure with
+# its unit is one ("94.3%", "3.5x", "2-fold", "12pp").
+_NOT_A_MEASURE = re.compile(
+    r"(?<![\w.])(?!\d+(?:\.\d+)?(?:x|×|pp|-?fold|-?points?)(?![\w@+.-]))"
+    r"(?=[\w@+.-]*[A-Za-z])(?=[\w@+.-]*\d)[\w@+.-]+"
+    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}\b"
+    r"|\b(?:19|20)\d{2}\b(?!\.\d|%)"
+    r"|(?<![\w.(])\d{1,2}\)",
+)
+
+
+def measures_of(text: str) -> str:
+    """``text`` without the figures that measure nothing (see :data:`_NOT_A_MEASURE`): what a
+    "What MT-Bench score …?" reply must hold a figure in, past "surpassed Llama2-Chat-70B"."""
+    return _NOT_A_MEASURE.sub(" ", _MARKER.sub(" ", text))
 
 
 def figures_given(text: str, question: str, spelled: bool = True) -> set[str]:

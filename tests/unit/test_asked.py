@@ -167,10 +167,28 @@ def test_a_measurement_asked_for_is_named_only_by_a_figure_not_a_list_marker_or_
     assert names_answer("FlashX runs three times faster than FlashAttention [f1].", speed)
 
 
+def test_a_score_asked_for_is_not_given_by_a_figure_inside_a_name_a_size_a_date_or_a_marker():
+    question = "What ArenaBench score does Zebra-7B obtain?"
+    assert (
+        asked_for(question).measured
+        and asked_for("What ArenaBench and ChatEval scores does it reach?").measured
+    )
+    for reply in (
+        "On ArenaBench, Zebra-7B surpassed Llama2-Chat-70B [z1].",
+        "Zebra-7B is state of the art among 7B models in terms of pass@1 [z1].",
+        "It has three steps: 1) tuning, 2) distilling [z1].",
+        "It leads ArenaBench as of May 24, 2024 [z1].",
+    ):
+        assert not names_answer(reply, question), reply
+    assert names_answer("Zebra-7B scores 7.34 on ArenaBench, above Llama2-Chat-70B [z1].", question)
+    assert names_answer("It beats Llama2-Chat-70B by 3.5x on ArenaBench [z1].", question)
+
+
 @pytest.mark.parametrize(
     "question",
     [
         "What score function does ScoreX use?",
+        "What score matching objective does ScoreX use?",
         "What research gap does X address?",
         "What kind of error does X correct?",
         "What learning rate schedule does X use?",
