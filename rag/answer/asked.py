@@ -109,7 +109,7 @@ _NOT_A_MODIFIER = (
 )
 _NAME_ASKED = re.compile(
     rf"^\s*{_PREPOSITION}(?:which|what)\s+(?:{_NOT_A_MODIFIER}(?!{_AUXILIARY}\b)[\w'’\-]+\s+){{0,3}}?"
-    r"(?P<noun>models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?)\s+"
+    r"(?P<noun>models?|LLMs?|MLLMs?|VLMs?|datasets?|benchmarks?|backbones?|(?:programming\s+)?languages?)\s+"
     rf"{_AUXILIARY}\b",
     re.I,
 )
@@ -205,7 +205,7 @@ def asked_for(question: str) -> Asked:
             "number", counted=counted, counted_also=also, many=many, measured=measured, quantity=quantity
         )
     if match := _NAME_ASKED.search(text):
-        return Asked("name", noun=lexical_terms(acronym_singular(match.group("noun")))[0])  # "LLMs": llm
+        return Asked("name", noun=lexical_terms(acronym_singular(match.group("noun")))[-1])  # "LLMs": llm
     if _ENTITY_ASKED.search(text) and not _WHICH_PAPERS.match(text):
         return Asked("entity")
     if YES_NO.match(text) and has_bound(text):  # "Compared against more than five baselines?": "six"

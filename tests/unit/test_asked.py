@@ -101,6 +101,12 @@ def test_a_name_asked_for_is_answered_only_by_a_name_the_question_lacks():
     assert names_answer("The FooGames trained the base model of Gemma [k1].", question)  # capitalised
     spelled = "Which LLM is used to judge fairness in conformal prediction?"
     assert not names_answer("Conformal prediction (CP) is distribution-free [k1].", spelled)
+    languages = "Which programming languages are covered by the FooEdit benchmark?"
+    assert asked_for(languages).noun == "languag"
+    assert not names_answer(
+        "FooEdit is a benchmark of code editing tasks used to evaluate LLMs [k1].", languages
+    )
+    assert names_answer("FooEdit covers Python and Rust [k1].", languages)
     choice = "Which model is larger: FooNet or BarNet?"
     assert names_answer("BarNet is [k1].", choice)  # picking one answers a choice
 
