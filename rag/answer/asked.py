@@ -268,8 +268,13 @@ def expansion_in(sentence: str, acronym: str) -> str | None:
         opened = text[: match.start()].rstrip().endswith("(")
         if opened or re.match(r"\s*\)", text[match.end() :]):  # "multi-armed bandits (MABs)"
             before = _WORDS.findall(text[max(0, match.start() - 160) : match.start()])
+            # A coined name may be cut from its first words only: "Adaptive Categorical
+            # Discretization (AdaCat)" spells "adacat" before its last word.
+            coined = [x for x in spellings[1:] if len(x) >= 5] if re.search(r"[a-z]", acronym) else []
             for start in range(len(before) - 1, max(-1, len(before) - 12), -1):
-                if any(_abbreviates(before[start:], letters) for letters in spellings):
+                if any(_abbreviates(before[start:], letters) for letters in spellings) or any(
+                    len(before) - start > 2 and _abbreviates(before[start:-1], letters) for letters in coined
+                ):
                     return " ".join(before[start:])
         after = text[match.end() : match.end() + 200]
         if inner := re.match(r"\s*\(([^()]{3,120})\)", after):  # "TraCeS (Trajectory-based ...)"

@@ -29,6 +29,10 @@ def test_an_expansion_is_found_however_the_paper_writes_it():
     described = "We introduce `SOPE`, a Scenario-aware and zerO-click Privacy Exfiltration framework."
     assert expansion_in(described, "SOPE").startswith("Scenario-aware and zerO-click Privacy Exfiltration")
     assert expansion_in("SOPE remains highly effective against nine defenses.", "SOPE") is None
+    # a coined name cut from the first words of its expansion, the last giving no letter
+    coined = "We propose a parameterization called Adaptive Categorical Discretization (AdaCat)."
+    assert expansion_in(coined, "AdaCat") == "Adaptive Categorical Discretization"
+    assert expansion_in("We study multi-armed bandit regret (MAB).", "MAB") is None  # capitals: every word
 
 
 def test_a_reply_that_restates_the_question_names_nothing():
