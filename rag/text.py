@@ -93,7 +93,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 _CONTRIBUTION = re.compile(
-    r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present|design|develop)", re.I
+    r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present|design|develop|describe)", re.I
 )
 # A sentence in the authors' own voice ("In this paper, we distinguish ...", "Here we show ..."):
 # what they did, as against the field's background an abstract opens with.

@@ -86,6 +86,13 @@ _GIST = re.compile(
     r"|\bgist\b|\btl;?dr\b",
     re.I,
 )
+# A paper asked about as a whole by its name: "What is SayTap?", "What does ViNT propose?",
+# "What does Q-Transformer do?" (not "What is the accuracy of X?": one word after "is").
+_WHAT_IT_IS = re.compile(
+    r"^\s*what\s+(?:(?:is|are)\s+(?:the\s+)?[^\s?]+|(?:does|do|did)\s+(?:the\s+)?[^\s?]+"
+    r"(?:\s+(?:paper|method|model|framework|approach))?\s+(?:propose|introduce|present|contribute|do))\s*\??\s*$",
+    re.I,
+)
 
 
 @dataclass
@@ -159,7 +166,7 @@ def gather(
     grammar = stems_of(QUESTION_GRAMMAR)
     terms = [t for t in terms if t not in grammar] or terms
     code = bool(_ASKS_FOR_CODE.search(question))
-    gist = bool(_GIST.search(question))
+    gist = bool(_GIST.search(question) or _WHAT_IT_IS.match(question))
     rows: list[tuple[str, int, str]] = []
     for key, paper in keyed.items():
         sentences = split_sentences(paper.abstract)
@@ -227,6 +234,8 @@ def gather(
             bonus += tuning.typed_bonus / 2
         if gist and (sentence_role(text) == 0 or _GIST.search(text)):  # "we propose", "our key insight"
             bonus += tuning.typed_bonus
+        elif gist and sentence_role(text) == 2:  # the background an abstract opens with is no answer
+            bonus -= tuning.typed_bonus
         by_key[key].append(Sentence(key, n, text, similarity + pointed + bonus, cov, typed))
     out = []
     asked_numbers = asked_figures(question)
@@ -246,7 +255,9 @@ def gather(
             terms, names[key].union(*(set(lexical_terms(s.text)) for s in ranked[:2])), weights
         )
         support = max([support, *(s.coverage for s in ranked[:2])])  # a spelled-out acronym: 1
-        best = sorted(ranked[:per_paper], key=lambda s: s.position)
+        # Asked what the paper is or does, the background its abstract opens with is no answer.
+        told = [s for s in ranked if sentence_role(s.text) < 2] if gist else []
+        best = sorted((told or ranked)[:per_paper], key=lambda s: s.position)
         typed = any(s.names_answer for s in ranked)
         met = 1.0
         if constraint is not None:

@@ -854,6 +854,19 @@ def test_a_question_for_a_papers_main_idea_is_answered_with_what_it_proposes():
         assert not answer.abstained and answer.text.startswith("We propose HoneyMem, a defense")
 
 
+def test_what_a_named_paper_is_or_proposes_is_answered_with_its_contribution_not_its_background():
+    papers = [
+        paper("h1", "Large language models have shown the potential to plan. Yet they cannot issue motor "
+              "commands. This paper proposes TapLoco, an interface of foot contact patterns between "
+              "language and a locomotion controller. Results transfer to real robots."),
+        *PAPERS,
+    ]  # fmt: skip
+    chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
+    for asked in ("What does TapLoco propose?",):
+        answer = chain.ask(asked)
+        assert answer.text.startswith("This paper proposes TapLoco"), (asked, answer.text)
+
+
 def test_a_question_about_a_papers_code_is_answered_by_its_link_and_declined_without_one():
     papers = [
         paper("c1", "We propose GraphPrune, a pruning method for graph networks. "
