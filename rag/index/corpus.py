@@ -165,14 +165,28 @@ def _venue_from_header(header: str) -> tuple[str, int | None]:
     return match.group(1), int(match.group(2))
 
 
+# A .txt list's first line names its venue ("ICML 2026 论文列表"): short, at most one sentence.
+# Two sentences or more than a venue may hold is an abstract (the list has no header line).
+_HEADER_LIKE = re.compile(rf"(?s)(?!.*[.!?]\s+\S).{{0,{FIELD_LIMITS['venue']}}}")
+
+
 def _parse_txt(path: Path, text: str, result: ParsedSource) -> None:
     lines = physical_lines(text)
     if not lines:
         return
-    venue, year = _venue_from_header(lines[0])
-    venue = _capped(venue, "venue", result.key, 1, result.problems)
+    first = normalize_ws(lines[0])
+    if _HEADER_LIKE.fullmatch(first):
+        venue, year = _venue_from_header(lines[0])
+        venue = _capped(venue, "venue", result.key, 1, result.problems)
+        entries = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
+    else:  # an abstract on line 1: a list without its header line, not a venue of 1,000 characters
+        venue, year = "", None
+        entries = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+        message = (
+            "line 1 reads as an abstract, not the venue header a .txt list starts with: indexed as a paper"
+        )
+        result.problems.append(Problem(result.key, 1, message, skipped=False))
     prefix = source_prefix(result.key)
-    entries = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
     width = max(2, len(str(len(entries))))
     for position, (lineno, line) in enumerate(entries, start=1):
         abstract = _capped(normalize_ws(line), "abstract", result.key, lineno, result.problems)

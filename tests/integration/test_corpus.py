@@ -32,6 +32,18 @@ def test_chinese_header_gives_venue_and_every_seed_file_parses():
     assert {p.venue for p in papers} == {"ICML"}
 
 
+def test_a_txt_list_without_its_header_line_keeps_its_first_abstract_as_a_paper_and_says_so(tmp_path):
+    path = tmp_path / "list.txt"
+    path.write_text("We propose ZebraNet, a detector reaching 88% recall. It is fast.\n\nWe study graphs.\n")
+    parsed = parse_source(path)
+    assert [(p.line, p.label, p.venue) for p in parsed.papers] == [
+        (1, "ZebraNet", ""),
+        (3, "We study graphs", ""),
+    ]
+    (problem,) = parsed.problems
+    assert problem.line == 1 and not problem.skipped and "not the venue header" in problem.message
+
+
 def test_abstract_text_is_kept_faithfully_with_only_whitespace_normalised(tmp_path):
     path = tmp_path / "list.txt"
     path.write_text(
