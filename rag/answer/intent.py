@@ -63,7 +63,7 @@ _FRAME = re.compile(
 # A verb of how research is done ("derive bounds", "develop methods for X") is part of the frame too.
 _VERB = re.compile(
     r"^(?:study|studies|studying|address|propose|use|apply|concern|investigate|explore|tackle|consider|examine"
-    r"|analy[sz]e|involve|focus\s+on|look\s+at|work\s+on|deal\s+with|introduce|present"
+    r"|analy[sz]e|involve|focus\s+on|look\s+at|work\s+(?:on|with)|deal\s+with|introduce|present"
     r"|derive|develop|design|provide|prove|establish|leverage|employ|utili[sz]e|adopt|evaluate|assess"
     r"|compare|characteri[sz]e|improve|extend|discuss|describe|report|build\s+on|rely\s+on|target|solve"
     r"|handle)\s+(?=\S)",

@@ -16,6 +16,7 @@ from rag.answer.intent import classify
         ("Are there any papers on conformal prediction?", "conformal prediction"),
         ("Which papers propose watermarking methods, and for what kind of content?", "watermarking methods"),
         ("Which papers involve diffusion models?", "diffusion models"),
+        ("Which papers work with point clouds?", "point clouds"),
         # a verb of how research is done frames the topic, as "study" does
         ("Which papers derive regret bounds for contextual bandits?", "regret bounds for contextual bandits"),
         ("Which papers develop defenses against jailbreaks?", "defenses against jailbreaks"),

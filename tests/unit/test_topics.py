@@ -397,6 +397,25 @@ def test_in_a_short_list_a_small_core_is_listed_with_the_stronger_dense_matches_
     assert set(selected(score, core, details["z"], details["joined"], tuning=TUNING)) == {0, 1}
 
 
+def test_a_topic_no_paper_names_takes_as_core_only_the_dense_matches_far_above_the_typical_paper():
+    """A list where a third of the papers are within 0.5 cosine of the topic (language-model papers
+    and "machine unlearning in language models"): only the two clearly nearer it are its core."""
+    from rag.retrieval.topics import score_papers
+
+    topic, vectors, _ = _conference(7, {(42, 200): 2.0}, n=200)  # the typical paper: cosine ~0.4
+    basis = np.eye(32, dtype=np.float32)
+    for i in range(40):  # the band: cosine ~0.55 to the topic
+        vectors[i] = 0.66 * basis[0] + 0.75 * basis[1 + i % 31]
+    vectors[40] = 0.95 * basis[0] + 0.3 * basis[1]
+    vectors[41] = 0.93 * basis[0] + 0.35 * basis[2]
+    vectors[:42] /= np.linalg.norm(vectors[:42], axis=1, keepdims=True)
+    terms = [["word", f"w{i}"] for i in range(200)]
+    _, core, _ = score_papers(
+        topic[None, :], [["unlearn", "languag", "model"]], vectors, terms, tuning=TUNING
+    )
+    assert set(np.flatnonzero(core)) == {40, 41}
+
+
 def test_in_a_short_list_a_term_the_model_named_that_a_tenth_of_the_papers_use_adds_no_core_paper():
     from rag.retrieval.topics import score_papers
 
