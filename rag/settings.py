@@ -426,6 +426,15 @@ class AnswerSettings(_Group):
         low=0.0,
         high=86_400.0,
     )
+    paraphrase_coverage: float = setting(
+        0.3,
+        "with a model: when the model declines and no paper reaches `answer_coverage`, the best "
+        "paper holding this share, with nothing asked missing and a sentence naming what is asked "
+        "(a figure, a name), is quoted if the model says yes, it answers (a paraphrased question "
+        "shares few of the abstract's words)",
+        low=0.0,
+        high=1.0,
+    )
     answer_coverage: float = setting(
         0.51,
         "a paper answers when this share of the question's weighted terms is in one sentence (with "

@@ -345,6 +345,18 @@ def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence])
     return needs_translation(question) or names_answer(text, question, asked)
 
 
+def nearly_answering(evidence: list[PaperEvidence], floor: float) -> list[PaperEvidence]:
+    """The best-supported paper that may answer a paraphrased question though its words fall short
+    of :func:`answers_question`: ``floor`` of the question's weighted terms (and of what a "which
+    paper" question asks), nothing rare or numeric missing, and a sentence naming what is asked.
+    Only a model's yes can make it an answer ([] when there is none)."""
+    near = [
+        e for e in evidence
+        if e.typed and not e.missing and e.support >= floor and e.constraint >= floor
+    ]  # fmt: skip
+    return [max(near, key=lambda e: e.support)] if near else []
+
+
 def answers_question(evidence: list[PaperEvidence]) -> bool:
     """Some paper's evidence answers the question: a refusal is right only when none does."""
     return any(e.answers for e in evidence)
@@ -505,11 +517,12 @@ def cite(sentence: str, key: str) -> str:
 
 def model_says_yes(llm: LLMHandle, prompt: str) -> bool | None:
     """The model's one-word yes/no to ``prompt`` (a reply of a few tokens at most: every one costs
-    ~85 ms on 2 cores), or None when the call fails, so the caller's own decision stands. Used
-    wherever a lexical decision is close enough to need a second opinion: the answer path's
-    check of quoted evidence and ``citeline check``'s borderline claims."""
+    ~85 ms on 2 cores), or None when the call fails or the reply is neither ("Perhaps"), so the
+    caller's own decision stands. Used wherever a lexical decision is close enough to need a
+    second opinion: the answer path's check of quoted evidence and ``citeline check``'s
+    borderline claims."""
     try:
-        reply = llm.invoke(prompt, max_tokens=3)
+        reply = normalized(llm.invoke(prompt, max_tokens=3))
     except CitelineError:
         return None
-    return normalized(reply)[:2] != "no"
+    return True if reply.startswith("yes") else False if reply.startswith("no") else None

@@ -434,6 +434,12 @@ class AnswerChain:
             if self._confirmed(run, asked, quoted):
                 return _Draft(quoted, "quoted", withheld, streamed=streamed)
             withheld = withheld or "the quoted evidence does not answer what the question asks"
+        elif near := ev.nearly_answering(shown, self.settings.answer.paraphrase_coverage):
+            # A paraphrased question ("steers a big untuned model at decoding time …" for
+            # proxy-tuning) shares few of the abstract's words: only the model's yes quotes it.
+            quoted = ev.quoted_answer(near)
+            if self._confirmed(run, asked, quoted, strict=True):
+                return _Draft(quoted, "quoted", withheld, streamed=streamed)
         return _Draft(self._refusal, "abstained", withheld, streamed=streamed)
 
     def _settled(
@@ -459,14 +465,15 @@ class AnswerChain:
             streamed = f"{streamed.rstrip()} {quote}"
         return f"{text.rstrip()} {quote}", streamed
 
-    def _confirmed(self, run: _AskTrace, question: str, quoted: str) -> bool:
+    def _confirmed(self, run: _AskTrace, question: str, quoted: str, strict: bool = False) -> bool:
         """The model's yes/no on whether ``quoted`` answers ``question`` (a few dozen tokens out
         of the prompt cache's reach, one token back); a failed call leaves the evidence check's
-        decision standing."""
+        decision standing (``strict``: there is none, so only a yes confirms)."""
         prompt = prompt_text("evidence_check").format(question=question, evidence=without_keys(quoted))
         mark = time.perf_counter()
         try:
-            return ev.model_says_yes(self.llm, prompt) is not False
+            said = ev.model_says_yes(self.llm, prompt)
+            return said is True if strict else said is not False
         finally:
             run.lap("confirm", mark)
 

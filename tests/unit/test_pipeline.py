@@ -66,6 +66,24 @@ def test_quoted_evidence_the_model_says_does_not_answer_is_not_shown():
     assert answer.withheld == "the quoted evidence does not answer what the question asks"
 
 
+@pytest.mark.parametrize(("reply", "quoted"), [("Yes.", True), ("No", False), ("Perhaps", False)])
+def test_a_paraphrased_question_the_words_fall_short_of_is_quoted_only_on_the_models_yes(reply, quoted):
+    from rag.answer import evidence as ev
+    from rag.answer.pipeline import _AskTrace
+
+    chain, model = _chain([reply])
+    proxy = paper("p1", "Proxy-tuning steers a large model. It closes 88% of the gap to the tuned model.")
+    found = ev.Sentence("p1", 1, "It closes 88% of the gap to the tuned model.", 1.0, 0.4)
+    near = ev.PaperEvidence("p1", proxy, [found], support=0.4, typed=True, constraint=0.45)
+    far = ev.PaperEvidence("p2", paper("p2", "Unrelated."), [], support=0.1, typed=True)
+    run = _AskTrace("Which paper steers a big model with a small one, and how much of the gap does it close?")
+    run.evidence, run.context = [near, far], {"p1": proxy, "p2": far.paper}
+    draft = chain._fallback(run, run.question, answers=False, withheld=None, streamed=None)
+    assert (draft.mode == "quoted") is quoted and len(model.prompts) == 1  # one yes/no, asked once
+    assert ("88%" in draft.text) is quoted
+    assert not ev.nearly_answering([far], 0.3)  # too little of the question: not even asked
+
+
 def _evidence(question: str, abstract: str, rare: str = ""):
     """One paper's evidence for ``question``, every term as common as the others but ``rare``,
     which is a name few papers write (no embedder)."""
