@@ -113,12 +113,62 @@ def test_test_split_repeats_no_dev_topic_or_fact():
         pytest.fail(f"dev questions repeating a test question's fact or gold set: {sorted(set(repeated))}")
 
 
-def test_no_test_question_is_quoted_in_code_tests_or_prompts():
+@pytest.mark.parametrize("frozen", ["icml2026-test", "colm2024-test"])
+def test_no_test_question_is_quoted_in_code_tests_or_prompts(frozen):
     files = subprocess.run(
         ["git", "ls-files", *CODE], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()
     if not files:
         pytest.skip("not a git checkout")
     text = " ".join(_norm((ROOT / f).read_text(encoding="utf-8", errors="replace")) for f in files)
-    quoted = [r["id"] for r in _records("test") if f" {_norm(r['question'])} " in f" {text} "]
-    assert not quoted, f"test questions quoted in code or tests: {quoted}"
+    records = _records("test") if frozen.startswith("icml") else _colm("test")
+    quoted = [r["id"] for r in records if f" {_norm(r['question'])} " in f" {text} "]
+    assert not quoted, f"{frozen} questions quoted in code or tests: {quoted}"
+
+
+# The external QA set over COLM 2024 (eval/colm2024-{dev,test}.jsonl): gold is plain paper ids of
+# ../shared/corpora/colm2024.jsonl.gz, which the checks read when it is there.
+COLM_PARTS = ("dev", "test")
+COLM_TAGS = {**TAGS, "synonym": "answerable"}
+
+
+def _colm(part: str) -> list[dict]:
+    path = ROOT / "eval" / f"colm2024-{part}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def colm_abstracts() -> dict[str, str]:
+    import gzip
+
+    from ..conftest import SHARED
+
+    path = SHARED / "corpora" / "colm2024.jsonl.gz"
+    if not path.exists():
+        pytest.skip("../shared/corpora is not beside this checkout")
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return {r["id"]: r["abstract"] for r in map(json.loads, lines)}
+
+
+@pytest.mark.parametrize("part", COLM_PARTS)
+def test_the_colm_set_is_well_formed_and_its_facts_are_in_their_gold_abstracts(part, colm_abstracts):
+    records = _colm(part)
+    assert len(load_eval_set(ROOT / "eval" / f"colm2024-{part}.jsonl")) == len(records)
+    for r in records:
+        assert r["kind"] in KINDS and set(r.get("tags", [])) <= set(COLM_TAGS), r["id"]
+        assert (r["kind"] == "unanswerable") == (r["gold"] == []), r["id"]
+        assert all(g in colm_abstracts for g in r["gold"]), r["id"]
+        for fact in r["facts"]:
+            assert any(fact in colm_abstracts[g] for g in r["gold"]), f"{r['id']}: {fact!r}"
+
+
+def test_the_colm_parts_share_no_id_question_or_fact():
+    dev, test = _colm("dev"), _colm("test")
+    assert not {r["id"] for r in dev} & {r["id"] for r in test}
+    assert not {_norm(r["question"]) for r in dev} & {_norm(r["question"]) for r in test}
+    assert not _facts(dev) & _facts(test)
+
+
+def _facts(records: list[dict]) -> set[tuple[str, str]]:
+    """(gold paper, fact) pairs: the same fact of the same paper is the same question."""
+    return {(g, f.lower()) for r in records for g in r["gold"] for f in r["facts"]}
