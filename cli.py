@@ -117,6 +117,8 @@ Cite = Annotated[str | None, typer.Option("--cite", help="Also print the cited p
 
 
 def _cite_format(cite: str | None) -> str | None:
+    """``--cite``, in any case (as ``--llm NONE`` is read)."""
+    cite = cite.lower() if cite is not None else None
     if cite not in (None, "bibtex"):
         raise typer.BadParameter("the one citation format is bibtex", param_hint="--cite")
     return cite

@@ -81,3 +81,9 @@ def test_an_unknown_llm_setting_is_a_usage_error_before_any_work_and_case_does_n
     bad = RUNNER.invoke(cli.app, ["eval", "--llm", "none,foo"], env={"NO_COLOR": "1"})  # eval's list too
     assert bad.exit_code == 2 and "'foo' is not one of" in " ".join(bad.output.split())
     assert cli._llm_kinds("NONE, Local") == "none,local"
+
+
+def test_the_citation_format_is_read_in_any_case_as_the_model_kind_is():
+    assert cli._cite_format("BibTeX") == "bibtex" and cli._cite_format(None) is None
+    bad = RUNNER.invoke(cli.app, ["ask", "x", "--cite", "ris"], env={"NO_COLOR": "1"})
+    assert bad.exit_code == 2 and "the one citation format is bibtex" in " ".join(bad.output.split())
