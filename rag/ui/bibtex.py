@@ -46,8 +46,9 @@ def _ascii(text: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    """Lower-case ASCII words, LaTeX macro names (``\\mathtt``, ``\\texttt``) left out."""
-    return [w.lower() for w in _WORD.findall(_ascii(_MACRO.sub(" ", text)))]
+    """Lower-case ASCII words, LaTeX macro names (``\\mathtt``, ``\\texttt``) and terminal escape
+    sequences (``\\x1b[31m``: "31m" is no word of a title) left out."""
+    return [w.lower() for w in _WORD.findall(_ascii(_MACRO.sub(" ", printable(text, " "))))]
 
 
 def _surname(author: str) -> str:

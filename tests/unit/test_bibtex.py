@@ -13,6 +13,9 @@ def test_a_papers_key_comes_from_the_paper_alone_whatever_else_the_bibliography_
     macro = Paper(id="m", abstract="a", label="x", source="s", line=1, authors=("Lirui Zhao",), year=2024,
                   title="$\\mathtt{DiffAgent}$: Fast and \\texttt{Accurate}")  # fmt: skip
     assert base_key(macro) == "zhao2024diffagentfast"  # macro names are no title words
+    escaped = Paper(id="e", abstract="a", label="x", source="s", line=1, authors=("Ann Lee",), year=2025,
+                    title="\x1b[5mBlink\x1b[0m Nets for \x1b[31mcolored\x1b[0m lines")  # fmt: skip
+    assert base_key(escaped) == "lee2025blinknets"  # escape sequences are no title words ("5mblink")
     assert _keys(bibliography([TITLED, SEED, SEED])) == ["yang2023datasetpruning", "adascale2026"]
     assert _keys(bibliography([SEED, macro, TITLED])) == ["adascale2026", "zhao2024diffagentfast",
                                                           "yang2023datasetpruning"]  # fmt: skip
