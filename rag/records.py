@@ -86,19 +86,26 @@ class Paper:
 
 
 def name_words(name: str) -> list[str]:
-    """A person's name as lower-case ASCII words, surname last: "Shuo Yang" and "Yang, Shuo" →
-    ["shuo", "yang"]; "José" → ["jose"]; "John Doe Jr." → ["john", "doe"]."""
+    """A person's name as lower-case words without accents, surname last: "Shuo Yang" and "Yang,
+    Shuo" → ["shuo", "yang"]; "José" → ["jose"]; "Łukasz" → ["lukasz"]; "John Doe Jr." → ["john", "doe"]."""
     if "," in name:
         surname, _, given = name.partition(",")
         name = f"{given} {surname}"
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    words = re.findall(r"[a-z0-9]+", ascii_name.casefold())
+    # Accents off ("José" as "Jose"), and the letters no accent makes ("Łukasz" as "Lukasz");
+    # a name in another script keeps its letters ("Иван Петров" matches itself).
+    decomposed = unicodedata.normalize("NFKD", name)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c)).translate(_UNACCENTED)
+    words = re.findall(r"[^\W_]+", bare.casefold())
     while len(words) > 1 and words[-1] in _NAME_SUFFIXES:  # "John Doe Jr.": the surname is Doe
         words.pop()
     return words
 
 
 _NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+_UNACCENTED = str.maketrans(
+    {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "ß": "ss", "đ": "d", "Đ": "D", "æ": "ae", "Æ": "Ae",
+     "œ": "oe", "Œ": "Oe", "ı": "i", "þ": "th"}
+)  # fmt: skip
 
 
 def _names_author(asked: list[str], author: list[str]) -> bool:

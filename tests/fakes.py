@@ -117,11 +117,11 @@ class FakeRetriever:
     def years(self) -> list[int]:
         return sorted({int(p.year) for p in self.papers.values() if p.year})
 
-    def catalogue(self, venue=None, year=None, limit=30, author=""):
-        """The fake papers of that venue, year and author in list order (source, line), as the real one."""
+    def catalogue(self, venue=None, year=None, limit=30):
+        """The fake papers of that venue and year in list order (source, line), as the real one."""
         kept = [p for p in self.papers.values()
                 if (venue is None or (p.venue or "").casefold() == venue.casefold())
-                and (year is None or p.year == year) and (not author or p.is_by(author))]  # fmt: skip
+                and (year is None or p.year == year)]  # fmt: skip
         kept.sort(key=lambda p: (p.source, p.line))
         return [Hit(p, 0.0, text=p.abstract) for p in kept[:limit]], len(kept)
 

@@ -58,13 +58,21 @@ _WHAT_IS = re.compile(
 # ("What success rate / accuracy / speed-up ...?"; not "What learning rate schedule ...?");
 # ``_AMOUNTS`` may be given in words too ("What overhead does X add?" "negligible").
 _MEASUREMENTS = (
-    r"(?:accuracy|auroc|auc|f1|fid|psnr|bleu|speed-?up|latency|percentage|ratio|(?<!learning\s)rate|scores?)"
-    r"(?!\s+(?:schedules?|schedulers?|functions?|metrics?|decay|warm-?up|matching|model|network)\b)"
+    r"(?:accuracy|auroc|auc|f1|fid|psnr|bleu|speed-?up|latency|percentage|ratio|(?<!learning\s)rate)"
+    r"(?!\s+(?:schedules?|schedulers?|functions?|metrics?|decay|warm-?up)\b)"
+)
+# A score a method gets ("What MT-Bench score does Zephyr-7B obtain?", "What scores does X reach
+# on AlpacaEval?"); not a score it computes or uses ("What anomaly score does X compute?").
+_SCORE_GOT = (
+    r"scores?\s+(?:does|do|did|is|are|was|were)\s+[^?]{0,80}?"
+    r"\b(?:achieve|obtain|reach|get|attain|score|report|post)\w*\b"
 )
 _AMOUNTS = r"(?:score|error|gap|gain|improvement|reduction|overhead|cost|size|rate)"
 _WHAT = r"\bwhat(?:['’]s)?\s+"
 _MEASURE_ASKED = re.compile(
-    rf"{_WHAT}(?:percentage|fraction|share)\b|{_WHAT}(?:[\w\-@]+\s+){{0,3}}{_MEASUREMENTS}\b", re.I
+    rf"{_WHAT}(?:percentage|fraction|share)\b|{_WHAT}(?:[\w\-@]+\s+){{0,3}}{_MEASUREMENTS}\b"
+    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,4}}{_SCORE_GOT}",
+    re.I,
 )
 # "What is the batch size ...", "what FID score ...": the words naming which amount is asked.
 _QUANTITY = re.compile(
@@ -78,7 +86,8 @@ _HOW = frozenset(
 _NUMBER_ASKED = re.compile(
     r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bby\s+how\s+much\b"
     rf"|{_WHAT}(?:percentage|fraction|share|number|amount)\b"
-    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,3}}(?:{_MEASUREMENTS}|{_AMOUNTS})\b",
+    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,3}}(?:{_MEASUREMENTS}|{_AMOUNTS})\b"
+    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,4}}{_SCORE_GOT}",
     re.I,
 )
 # A figure in words that no digit pattern reads ("threefold", "three times", "an order of magnitude").
@@ -483,19 +492,32 @@ def _adds(body: str, question: str, ignored: frozenset[str] = frozenset()) -> bo
 # What gives no measurement: a figure inside a name or a size ("Llama2-Chat-70B", "pass@1",
 # "7B", "miniF2F"), a date ("May 24, 2024", "2023"), a list's marker ("1)", "(ii)"). A figure with
 # its unit is one ("94.3%", "3.5x", "2-fold", "12pp").
-_NOT_A_MEASURE = re.compile(
-    r"(?<![\w.])(?!\d+(?:\.\d+)?(?:x|×|pp|-?fold|-?points?)(?![\w@+.-]))"
-    r"(?=[\w@+.-]*[A-Za-z])(?=[\w@+.-]*\d)[\w@+.-]+"
-    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}\b"
-    r"|\b(?:19|20)\d{2}\b(?!\.\d|%)"
-    r"|(?<![\w.(])\d{1,2}\)",
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
+_NOT_A_MEASURE = re.compile(
+    r"(?<![\w.])(?!\d+(?:\.\d+)?(?:x|×|pp|-?fold|-?points?)(?![\w@+-]|\.\d))"
+    r"(?=[\w@+.-]*[A-Za-z])(?=[\w@+.-]*\d)[\w@+.-]+"
+    rf"|\b{_MONTH}\.?\s+\d{{1,2}}\b(?=,?\s+(?:19|20)\d{{2}}\b)"
+    r"|\b(?:19|20)\d{2}\b(?!\.\d|%)"
+)
+# A list's marker without its opening bracket: "three steps: 1) enabling …, 2) masked …"
+_OPEN_MARKER = re.compile(r"(?<![\w.(])\d{1,2}\)(?=\s+[A-Za-z])")
 
 
 def measures_of(text: str) -> str:
     """``text`` without the figures that measure nothing (see :data:`_NOT_A_MEASURE`): what a
-    "What MT-Bench score …?" reply must hold a figure in, past "surpassed Llama2-Chat-70B"."""
-    return _NOT_A_MEASURE.sub(" ", _MARKER.sub(" ", text))
+    "What MT-Bench score …?" reply must hold a figure in, past "surpassed Llama2-Chat-70B". A
+    bracket closing after a figure is a marker only outside brackets: "(score 8)" gives 8."""
+    text = _NOT_A_MEASURE.sub(" ", _MARKER.sub(" ", text))
+    kept, depth, at = [], 0, 0
+    for m in _OPEN_MARKER.finditer(text):
+        depth = text.count("(", 0, m.start()) - text.count(")", 0, m.start())
+        if depth <= 0:
+            kept.append(text[at : m.start()])
+            at = m.end()
+    return " ".join([*kept, text[at:]])
 
 
 def figures_given(text: str, question: str, spelled: bool = True) -> set[str]:

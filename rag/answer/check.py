@@ -1436,11 +1436,12 @@ def _negated(claim: str, sentence: str, evidence: Sequence[str] = ()) -> str:
     has said both (earlier work's factors "are not efficiently computable", its own "are"):
     nothing is negated."""
     for negating, plain, who in ((sentence, claim, "the paper"), (claim, sentence, "the claim")):
-        # What the other side states plainly: each clause up to its first negation ("KnowNo can be
-        # used with LLMs out-of-the-box" of "… out-of-the-box without model-finetuning").
-        terms = _sequence(
-            " ".join(_unnegated(clause) for clause in _CLAUSE_END.split(_ASIDE.sub(" ", plain)))
-        )
+        if any(not m.group("lack") for m in _NEGATION.finditer(plain)):
+            continue  # "can be avoided, but not by annealing": both sides negate something
+        # What the other side states plainly: each clause up to its "without" ("KnowNo can be used
+        # with LLMs out-of-the-box" of "… out-of-the-box without model-finetuning").
+        clauses = _CLAUSE_END.split(_ASIDE.sub(" ", plain))
+        terms = _sequence(" ".join(_before_without(clause) for clause in clauses))
         for match in _NEGATION.finditer(negating):
             if match.group("lack") and _LACK.search(plain):
                 continue  # both say something lacks: "does not lack X" is then read as "not"
@@ -1504,11 +1505,10 @@ def _holds(terms: tuple[str, ...], run: Sequence[str]) -> bool:
     return any(_same_run(terms[i : i + 3], tuple(run)) for i in range(len(terms) - 2))
 
 
-def _unnegated(clause: str) -> str:
-    """``clause`` up to its first negation ("without" counts; "lacks" is a statement)."""
-    cuts = [m.start() for m in _NEGATION.finditer(clause) if not m.group("lack")]
-    cuts += [m.start() for m in _WITHOUT.finditer(clause)]
-    return clause[: min(cuts)] if cuts else clause
+def _before_without(clause: str) -> str:
+    """``clause`` up to what it does without ("no need for", "without"): what it states plainly."""
+    cut = _WITHOUT.search(clause)
+    return clause[: cut.start()] if cut else clause
 
 
 def _negates(text: str) -> bool:

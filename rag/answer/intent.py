@@ -385,22 +385,25 @@ _NAME_WORD = r"[^\W\d_][\w'’.-]*"
 _PARTICLE = r"(?:van|von|der|den|de|da|del|della|di|du|le|la|bin|al|dos|das)"
 _NAME = rf"(?P<author>{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_NAME_WORD}){{0,4}})"
 _WRITE = r"(?:write|wrote|written|author|authored|co-?author|co-?authored|publish|published)"
+_ASKING_FOR = r"(?:which|what|list|show|find|get|give)\s+(?:me\s+)?(?:all\s+)?(?:(?:the|of)\s+)*"
 _BY_AUTHOR = (
     re.compile(  # "Which papers did/has NAME write?", "What did NAME publish?"
         rf"^\s*(?:(?:which|what)\s+(?:{_PAPERS}\s+)?|list\s+(?:the\s+)?{_PAPERS}\s+)"
         rf"(?:did|has|have|does)\s+{_NAME}\s+{_WRITE}\s*[?.!]*\s*$",
         re.IGNORECASE,
     ),
-    re.compile(  # "papers by NAME", "Which papers are written by NAME?", "work co-authored by NAME"
-        rf"\b(?:{_PAPERS}|work|paper)\s+(?:(?:are|were|is|was)\s+)?(?:{_WRITE}\s+)?by\s+{_NAME}\s*[?.!]*\s*$",
+    re.compile(  # "papers by NAME", "Which papers are written by NAME?", "list the work co-authored by NAME"
+        rf"^\s*(?:{_ASKING_FOR})?(?:papers|works|work|publications|articles)\s+(?:(?:are|were)\s+)?"
+        rf"(?:{_WRITE}\s+)?by\s+{_NAME}(?:\s+et\s+al\.?)?\s*[?.!]*\s*$",
         re.IGNORECASE,
     ),
-    re.compile(  # "NAME's papers", "list Yejin Choi's work"
-        rf"^\s*(?:(?:list|show|find|get|give\s+me)\s+)?(?:all\s+)?(?:of\s+)?{_NAME}['’]s?\s+"
-        rf"(?:{_PAPERS}|work|papers?)\s*[?.!]*\s*$",
+    re.compile(  # "NAME's papers", "show me Yejin Choi's work"
+        rf"^\s*(?:{_ASKING_FOR})?{_NAME}['’]s?\s+(?:papers|work|publications)\s*[?.!]*\s*$",
         re.IGNORECASE,
     ),
 )
+# A word that names no person: an acronym ("LLMs", "GPT"), or one with digits ("GPT-4").
+_NOT_A_NAME_WORD = re.compile(r"[A-Z]{2,}s?|.*\d.*")
 
 
 def _author_asked(question: str) -> str:
@@ -409,9 +412,9 @@ def _author_asked(question: str) -> str:
     no one."""
     for pattern in _BY_AUTHOR:
         if found := pattern.search(question):
-            name = found.group("author").rstrip(".")
+            name = re.sub(r"\s+et\s+al\.?$", "", found.group("author")).rstrip(".")  # "Smith et al."
             words = [w for w in name.split() if not re.fullmatch(_PARTICLE, w)]
-            if words and all(w[0].isupper() for w in words):
+            if words and all(w[0].isupper() and not _NOT_A_NAME_WORD.fullmatch(w) for w in words):
                 return name
     return ""
 
@@ -428,7 +431,9 @@ def _classify(question: str) -> Intent:
         # "How many recent papers are there?", "How many papers?": the catalogue does.
         asked = classify(f"Which {_THERE.sub('', counted.group('rest')) or 'papers'}")
         if asked.is_listing or asked.is_catalogue:
-            return Intent(asked.kind, asked.topic, venue or asked.venue, year or asked.year)
+            return Intent(
+                asked.kind, asked.topic, venue or asked.venue, year or asked.year, author=asked.author
+            )
     modified = _MODIFIED.match(rest)
     if modified and (intent := _modified(modified, venue, year)) is not None:
         return intent

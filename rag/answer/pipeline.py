@@ -91,6 +91,15 @@ class _Draft:
     streamed: str | None = None  # what the user already saw, when it differs from text
 
 
+def _no_author(author: str, where: str, recorded: bool) -> str:
+    """Why no paper is listed for ``author``: the list records no authors at all (a seed list),
+    or none of the papers it records (at that venue and year) names that person."""
+    if not recorded:
+        return f"The papers here record no authors, so none can be found by {author}."
+    place = f" {where}" if where else ""
+    return f"No indexed paper{place} lists {author} among its authors."
+
+
 class AnswerChain:
     """Answers questions over one retriever with one LLM (or none: quoted evidence)."""
 
@@ -279,11 +288,14 @@ class AnswerChain:
         from ICML 2026?"): how many there are (at that venue and year) and the first
         ``listing_max_papers`` (or the caller's limit) by name, in the order of their lists (file,
         then line). No model, no sentence picked: nothing was asked about them."""
-        limit, author = run.shown, intent.author
+        # One person's papers are filtered from all of them: the venue and year still say where
+        # to look ("No indexed paper is from ICLR 2024"), whoever wrote what is there.
+        author = intent.author
+        limit = 10**9 if author else run.shown
         listed, where, note = in_place(
             intent.venue,
             intent.year,
-            lambda venue, year: self.retriever.catalogue(venue, year, limit, author),
+            lambda venue, year: self.retriever.catalogue(venue, year, limit),
             lambda listed: listed[1] > 0,
             self.retriever,
             instead="listed",
@@ -291,23 +303,15 @@ class AnswerChain:
         if listed is None:
             return _Draft(note, "abstained")
         run.hits, run.found = listed
-        if not run.hits and author:
-            return _Draft(self._no_author(author, intent, where), "abstained")
+        if author:
+            mine = [hit for hit in run.hits if hit.paper.is_by(author)]
+            if not mine:
+                return _Draft(_no_author(author, where, any(h.paper.authors for h in run.hits)), "abstained")
+            run.hits, run.found = mine[: run.shown], len(mine)
         if not run.hits:
             return _Draft(self._refusal, "abstained")
         run.context = assign_keys(run.hits)
         return _Draft(catalogue_answer(run.context, run.found, where, note, author), "listing")
-
-    def _no_author(self, author: str, intent: Intent, where: str) -> str:
-        """Why no paper is listed for ``author``: the list records no authors at all (a seed list),
-        or none of the papers it records (at that venue and year) names that person."""
-        every, _ = self.retriever.catalogue(
-            intent.venue if where else None, intent.year if where else None, 10**9
-        )
-        if not any(hit.paper.authors for hit in every):
-            return f"The papers here record no authors, so none can be found by {author}."
-        place = f" {where}" if where else ""
-        return f"No indexed paper{place} lists {author} among its authors."
 
     def retrieve(
         self, question: str, standalone: str, k: int | None, mode: str, follow_up: bool

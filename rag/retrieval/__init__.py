@@ -50,10 +50,9 @@ class PaperSearch(Protocol):
         ...
 
     def catalogue(
-        self, venue: str | None = None, year: int | None = None, limit: int = 30, author: str = ""
+        self, venue: str | None = None, year: int | None = None, limit: int = 30
     ) -> tuple[list[Hit], int]:
-        """The first ``limit`` papers in list order (venue/year filters apply; ``author``: that
-        person's papers only), and how many there are."""
+        """The first ``limit`` papers in list order (venue/year filters apply), and how many there are."""
         ...
 
     def venues(self) -> list[str]:

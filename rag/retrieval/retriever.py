@@ -339,12 +339,12 @@ class Retriever:
         )
 
     def catalogue(
-        self, venue: str | None = None, year: int | None = None, limit: int = 30, author: str = ""
+        self, venue: str | None = None, year: int | None = None, limit: int = 30
     ) -> tuple[list[Hit], int]:
         """The papers of the collections searched, no topic asked (venue/year filters apply, the
-        venue in any case; ``author``: only that person's papers, see :meth:`Paper.is_by`): the
-        first ``limit`` in the order of their lists (file, then line, as ``papers list``), and how
-        many there are. Reads every paper's metadata to order them (~0.3 s for 2,700 papers here)."""
+        venue in any case): the first ``limit`` in the order of their lists (file, then line, as
+        ``papers list``), and how many there are. Reads every paper's metadata to order them
+        (~0.3 s for 2,700 papers here)."""
         venue = (venue or self.settings.venue or "").casefold() or None
         year = year or self.settings.year
         rows: list[tuple[float, str, _Collection]] = []
@@ -356,8 +356,6 @@ class Retriever:
             ((paper_from_metadata(meta), meta, part) for (part, _), meta in metas.items()),
             key=lambda found: (found[0].source, found[0].line),
         )
-        if author:
-            papers = [found for found in papers if found[0].is_by(author)]
         hits = [
             Hit(paper=paper, score=0.0, text=str(meta.get("abstract", "")), collection=part.store.name)
             for paper, meta, part in papers[:limit]

@@ -38,6 +38,8 @@ def test_papers_asked_for_by_author_are_listed_cited_in_list_order(tmp_path):
         "papers by Jose Nunez",
         "Which papers are by Alan Kay?",
         "papers by Ada Lovelace at ICLR 2024",
+        "papers by Alan Kay at COLM 2024",  # a venue the papers are from, none of them his
+        "How many papers did Ada Lovelace write?",
     )
     results = run_each([_ask(q) for q in questions], settings)
     answers = [json.loads(r.stdout) for r in results]
@@ -55,6 +57,8 @@ def test_papers_asked_for_by_author_are_listed_cited_in_list_order(tmp_path):
         and answers[5]["answer"] == "No indexed paper lists Alan Kay among its authors."
     )
     assert answers[6]["answer"] == "No indexed paper is from ICLR 2024; the papers here are from COLM (2024)."
+    assert answers[7]["answer"] == "No indexed paper at COLM 2024 lists Alan Kay among its authors."
+    assert answers[8]["answer"].splitlines()[0] == "2 papers by Ada Lovelace are indexed:"
 
 
 def test_a_list_without_authors_says_so_rather_than_listing_nothing(seed_settings):

@@ -192,13 +192,17 @@ def test_a_score_asked_for_is_not_given_by_a_figure_inside_a_name_a_size_a_date_
         assert not names_answer(reply, question), reply
     assert names_answer("Zebra-7B scores 7.34 on ArenaBench, above Llama2-Chat-70B [z1].", question)
     assert names_answer("It beats Llama2-Chat-70B by 3.5x on ArenaBench [z1].", question)
+    assert names_answer("It reaches ArenaBench (score 8) [z1].", question)  # no list marker in brackets
+    speed = "What speed-up does FlashX achieve over FlashAttention?"
+    assert names_answer("FlashX achieves a speed-up of 2.4x [f1].", speed)  # a unit before the stop
+    for computed in ("What anomaly score does X compute?", "What score-based generative model does X use?"):
+        assert not asked_for(computed).measured, computed  # a score it computes or uses, not gets
 
 
 @pytest.mark.parametrize(
     "question",
     [
         "What score function does ScoreX use?",
-        "What score matching objective does ScoreX use?",
         "What research gap does X address?",
         "What kind of error does X correct?",
         "What learning rate schedule does X use?",

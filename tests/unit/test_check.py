@@ -351,6 +351,11 @@ def test_a_negation_in_front_of_a_verb_of_the_same_sense_turns_the_finding_aroun
             "PlanGuard can be used with LLMs out-of-the-box without model finetuning.",
             True,
         ),
+        (  # a paper negating something too ("but not by annealing alone") is not turned round
+            "Model collapse cannot be avoided by annealing alone.",
+            "Model collapse can be avoided, but not by annealing alone.",
+            False,
+        ),
         (  # and what follows it is what it does without: said on both sides
             "PlanGuard is applied to LLMs without model finetuning.",
             "PlanGuard can be used with LLMs out-of-the-box without model finetuning.",

@@ -62,10 +62,11 @@ def test_values_of_the_wrong_type_are_left_out_with_a_warning_never_stored_as_py
     ("name", "written_by"),
     [("Yejin Choi", True), ("Y. Choi", True), ("Choi", True), ("Choi, Yejin", True),
      ("Zico Kolter", True), ("J. Z. Kolter", True), ("Jose Garcia-Perez", True), ("John Doe", True),
+     ("Lukasz Kaiser", True), ("Soren Hauberg", True), ("Иван Петров", True),
      ("Yejin", False), ("Zico Choi", False), ("Choi Yejin", False), ("", False)],
 )  # fmt: skip
 def test_a_paper_is_by_an_author_named_in_full_by_initials_or_surname(name, written_by):
-    paper = Paper(
-        "p", "", "p", "s", 1, authors=("J Zico Kolter", "Yejin Choi", "José García-Pérez", "John Doe Jr.")
-    )
+    people = ("J Zico Kolter", "Yejin Choi", "José García-Pérez", "John Doe Jr.", "Łukasz Kaiser",
+              "Søren Hauberg", "Иван Петров")  # fmt: skip
+    paper = Paper("p", "", "p", "s", 1, authors=people)
     assert paper.is_by(name) is written_by

@@ -316,6 +316,9 @@ def test_the_preposition_a_frame_verb_takes_is_no_part_of_the_topic(question, to
         ("Graham Neubig's papers at COLM 2024", "Graham Neubig", "COLM"),
         ("list the papers co-authored by Maosong Sun", "Maosong Sun", None),
         ("Can you list the work by Ludwig van Beethoven, please?", "Ludwig van Beethoven", None),
+        ("Show me Yejin Choi's papers", "Yejin Choi", None),
+        ("papers by Smith et al.", "Smith", None),
+        ("How many papers did Yejin Choi write?", "Yejin Choi", None),
     ],
 )
 def test_papers_asked_for_by_who_wrote_them_are_a_catalogue_of_that_author(question, author, venue):
@@ -326,7 +329,9 @@ def test_papers_asked_for_by_who_wrote_them_are_a_catalogue_of_that_author(quest
 @pytest.mark.parametrize(
     "question",
     ["Which papers are motivated by Bayesian inference?", "papers by topic", "Who wrote AdaSCALE?",
-     "Which papers are inspired by biological neurons?"],
+     "Which papers are inspired by biological neurons?", "Which papers cite work by Hinton?",
+     "Which papers are written by LLMs?", "Which works are authored by GPT-4?",
+     "What is the main idea of the paper by Ada Lovelace?", "List Reinforcement Learning's methods"],
 )  # fmt: skip
 def test_by_a_word_that_is_no_name_asks_for_no_author(question):
     assert classify(question).author == ""
