@@ -428,10 +428,10 @@ class AnswerSettings(_Group):
     )
     paraphrase_coverage: float = setting(
         0.3,
-        "with a model: when the model declines and no paper reaches `answer_coverage`, the best "
-        "paper holding this share, with nothing asked missing and a sentence naming what is asked "
-        "(a figure, a name), is quoted if the model says yes, it answers (a paraphrased question "
-        "shares few of the abstract's words)",
+        "with a model: when the model declines a question asking for a figure or a name and no "
+        "paper reaches `answer_coverage`, the best paper holding this share, with nothing asked "
+        "missing and a sentence giving what is asked, is quoted if the model says yes, it answers "
+        "(a paraphrased question shares few of the abstract's words)",
         low=0.0,
         high=1.0,
     )

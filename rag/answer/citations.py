@@ -43,7 +43,7 @@ class CheckedCitations:
 def looks_like_key(token: str, keys: dict[str, Paper]) -> bool:
     """Tell a citation attempt ([P9], [000-99], [KEY-A]) from ordinary brackets ([0, 1])."""
     return token in keys or bool(
-        re.fullmatch(r"(?:[A-Z]{1,2}\d{1,3}|\d{3}-\d{2,4}|KEY-\w+|(?=[^\d]*\d)[\w\-]{6,12})", token)
+        re.fullmatch(r"(?:[A-Z]{1,2}\d{1,3}|\d{3}-\d{2,4}|KEY-\w+|[-_]?(?=[^\d]*\d)[\w\-]{6,24})", token)
     )
 
 

@@ -89,10 +89,20 @@ _GIST = re.compile(
 # A paper asked about as a whole by its name: "What is SayTap?", "What does ViNT propose?",
 # "What does Q-Transformer do?" (not "What is the accuracy of X?": one word after "is").
 _WHAT_IT_IS = re.compile(
-    r"^\s*what\s+(?:(?:is|are)\s+(?:the\s+)?[^\s?]+|(?:does|do|did)\s+(?:the\s+)?[^\s?]+"
+    r"^\s*what\s+(?:(?:is|are)\s+(?:the\s+)?(?P<name>[^\s?]+)|(?:does|do|did)\s+(?:the\s+)?(?P<name2>[^\s?]+)"
     r"(?:\s+(?:paper|method|model|framework|approach))?\s+(?:propose|introduce|present|contribute|do))\s*\??\s*$",
     re.I,
 )
+
+
+def _asks_what_a_paper_is(question: str, keyed: dict[str, Paper]) -> bool:
+    """``question`` asks what a paper is or does, by the name its title or label gives it ("What
+    is SayTap?"); "What is RLHF?" asks for a concept, which no paper here is named by."""
+    asked = _WHAT_IT_IS.match(question)
+    if asked is None:
+        return False
+    name = (asked.group("name") or asked.group("name2")).casefold()
+    return any(name in re.findall(r"[\w\-]+", _own_name(p).casefold()) for p in keyed.values())
 
 
 @dataclass
@@ -166,7 +176,7 @@ def gather(
     grammar = stems_of(QUESTION_GRAMMAR)
     terms = [t for t in terms if t not in grammar] or terms
     code = bool(_ASKS_FOR_CODE.search(question))
-    gist = bool(_GIST.search(question) or _WHAT_IT_IS.match(question))
+    gist = bool(_GIST.search(question)) or _asks_what_a_paper_is(question, keyed)
     rows: list[tuple[str, int, str]] = []
     for key, paper in keyed.items():
         sentences = split_sentences(paper.abstract)

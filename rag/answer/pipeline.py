@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from rag.answer import evidence as ev
-from rag.answer.asked import restates
+from rag.answer.asked import asked_for, restates
 from rag.answer.attribution import Attributed, attribute
 from rag.answer.citations import assign_keys, check_citations
 from rag.answer.context import without_injections
@@ -176,7 +176,7 @@ class AnswerChain:
         else:
             if follow is not None and follow.papers:
                 before = self.cited_before(follow.papers)
-                if not before:  # asked with another -c than the conversation's
+                if not before:  # asked with another -c than the conversation's, or removed since
                     elsewhere = (
                         f"The papers this conversation cited ({', '.join(follow.papers)}) are not in "
                         f"the collection searched now ({self.settings.collection}); ask it with the "
@@ -438,9 +438,14 @@ class AnswerChain:
             if self._confirmed(run, asked, quoted):
                 return _Draft(quoted, "quoted", withheld, streamed=streamed)
             withheld = withheld or "the quoted evidence does not answer what the question asks"
-        elif near := ev.nearly_answering(shown, self.settings.answer.paraphrase_coverage):
-            # A paraphrased question ("steers a big untuned model at decoding time …" for
-            # proxy-tuning) shares few of the abstract's words: only the model's yes quotes it.
+        elif (
+            withheld is None  # the model declined (a withheld draft is not the case)
+            and asked_for(asked).kind in ("number", "name", "expansion")  # a figure or name shows it
+            and (near := ev.nearly_answering(shown, self.settings.answer.paraphrase_coverage))
+        ):
+            # A paraphrased question ("steers a big untuned model at decoding time …, and how much
+            # of the gap does it close?" for proxy-tuning) shares few of the abstract's words: a
+            # sentence giving what it asks for is quoted only on the model's yes.
             quoted = ev.quoted_answer(near)
             if self._confirmed(run, asked, quoted, strict=True):
                 return _Draft(quoted, "quoted", withheld, streamed=streamed)

@@ -510,11 +510,16 @@ def sources(answer: Answer) -> None:
     for n, citation in enumerate(answer.citations, start=1):
         paper = citation.paper
         where = shown(f"{paper.source}:{paper.line}", latex=False)
-        key = shown(citation.key, latex=False)
-        # S<n> stands for a long ID in the answer: the ID beside it is what `papers show` takes.
-        named = "" if citation.key == paper.id else f"{shown(paper.id, latex=False)} "
-        console.print(f" {n}. \\[{key}] {named}{shown(paper.display)}  [dim]{where}[/]")
+        key = _key_and_id(citation.key, paper.id)
+        console.print(f" {n}. {key}{shown(paper.display)}  [dim]{where}[/]")
     console.print(f"[dim]{answer.model} · {answer.timings.get('total', 0):.1f}s[/]")
+
+
+def _key_and_id(key: str, paper_id: str) -> str:
+    """``[key] `` for a source line, with the paper's ID after it when the key is not the ID: S<n>
+    stands for a long ID in the answer, and the ID is what `papers show` takes."""
+    named = "" if key == paper_id else f"{shown(paper_id, latex=False)} "
+    return f"\\[{shown(key, latex=False)}] {named}"
 
 
 def log_table(entries: list) -> None:
@@ -571,10 +576,8 @@ def log_entry(entry) -> None:
         console.print("[bold]Sources[/]")
         for n, c in enumerate(entry.citations, start=1):
             where = shown(f"{c['source']}:{c['line']}", latex=False)
-            named = "" if c.get("id", c["key"]) == c["key"] else f"{shown(c['id'], latex=False)} "
-            console.print(
-                f" {n}. \\[{shown(c['key'], latex=False)}] {named}{shown(c['label'])}  [dim]{where}[/]"
-            )
+            key = _key_and_id(c["key"], c.get("id", c["key"]))
+            console.print(f" {n}. {key}{shown(c['label'])}  [dim]{where}[/]")
 
 
 def llm_status(status: dict) -> None:

@@ -22,6 +22,8 @@ def test_the_corpora_slugs_and_openreview_ids_starting_with_an_underscore_are_th
     keys = assign_keys([Hit(_paper(pid), 1.0) for pid in ids])
     assert list(keys) == ids
     assert check_citations("Planning [_gZLyRGGuo].", keys).citations[0].paper.id == "_gZLyRGGuo"
+    miscopied = check_citations("Planning [uai2022-596b56d1b1].", keys)  # one character off
+    assert miscopied.invalid == ["uai2022-596b56d1b1"] and "[" not in miscopied.text
 
 
 def test_an_openreview_id_starting_with_a_dash_is_its_own_key():

@@ -876,13 +876,19 @@ def test_what_a_named_paper_is_or_proposes_is_answered_with_its_contribution_not
     papers = [
         paper("h1", "Large language models have shown the potential to plan. Yet they cannot issue motor "
               "commands. This paper proposes TapLoco, an interface of foot contact patterns between "
-              "language and a locomotion controller. Results transfer to real robots."),
+              "language and a locomotion controller. Results transfer to real robots.",
+              title="TapLoco: Language to Quadrupedal Locomotion"),
         *PAPERS,
     ]  # fmt: skip
     chain = AnswerChain(Settings(llm="none"), FakeRetriever(papers), LLMHandle("none", None, "none"))
-    for asked in ("What does TapLoco propose?",):
+    for asked in ("What does TapLoco propose?", "What is TapLoco?"):
         answer = chain.ask(asked)
         assert answer.text.startswith("This paper proposes TapLoco"), (asked, answer.text)
+    from rag.answer import evidence as ev
+
+    # a concept no paper is named by is asked for its definition, background or not
+    assert not ev._asks_what_a_paper_is("What is RLHF?", {"h1": papers[0]})
+    assert ev._asks_what_a_paper_is("What is TapLoco?", {"h1": papers[0]})
 
 
 def test_a_question_about_a_papers_code_is_answered_by_its_link_and_declined_without_one():

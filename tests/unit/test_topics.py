@@ -414,6 +414,11 @@ def test_a_topic_no_paper_names_takes_as_core_only_the_dense_matches_far_above_t
         topic[None, :], [["unlearn", "languag", "model"]], vectors, terms, tuning=TUNING
     )
     assert set(np.flatnonzero(core)) == {40, 41}
+    # a reading list all on the topic: none stands out, and every strong match is the core
+    reading = np.stack([0.75 * basis[0] + 0.6 * basis[1 + i] for i in range(12)])
+    reading /= np.linalg.norm(reading, axis=1, keepdims=True)
+    _, core, _ = score_papers(topic[None, :], [["unlearn"]], reading, terms[:12], tuning=TUNING)
+    assert core.all()
 
 
 def test_in_a_short_list_a_term_the_model_named_that_a_tenth_of_the_papers_use_adds_no_core_paper():
