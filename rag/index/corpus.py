@@ -178,6 +178,11 @@ def _parse_txt(path: Path, text: str, result: ParsedSource) -> None:
     if _HEADER_LIKE.fullmatch(first):
         venue, year = _venue_from_header(lines[0])
         venue = _capped(venue, "venue", result.key, 1, result.problems)
+        if year is None and first:  # "We propose ZebraNet." would be every paper's venue: say so
+            message = (
+                f"line 1 names no venue and year (such as 'ICML 2026'); read as the venue: {first[:60]!r}"
+            )
+            result.problems.append(Problem(result.key, 1, message, skipped=False))
         entries = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
     else:  # an abstract on line 1: a list without its header line, not a venue of 1,000 characters
         venue, year = "", None

@@ -42,6 +42,9 @@ def test_a_txt_list_without_its_header_line_keeps_its_first_abstract_as_a_paper_
     ]
     (problem,) = parsed.problems
     assert problem.line == 1 and not problem.skipped and "not the venue header" in problem.message
+    path.write_text("We propose ZebraNet.\n\nWe study graphs.\n")  # one short sentence: read as the venue
+    (problem,) = parse_source(path).problems
+    assert problem.line == 1 and not problem.skipped and "names no venue and year" in problem.message
 
 
 def test_abstract_text_is_kept_faithfully_with_only_whitespace_normalised(tmp_path):
