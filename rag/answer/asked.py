@@ -76,7 +76,8 @@ _MEASURE_ASKED = re.compile(
 )
 # "What is the batch size ...", "what FID score ...": the words naming which amount is asked.
 _QUANTITY = re.compile(
-    rf"{_WHAT}(?:(?:is|are|was|were)\s+)?(?:the\s+|its\s+|their\s+)?(?P<which>(?:[\w\-@]+\s+){{1,2}}){_AMOUNTS}\b",
+    rf"{_WHAT}(?:(?:is|are|was|were)\s+)?(?:the\s+|its\s+|their\s+)?(?P<which>(?:[\w\-@]+\s+){{1,3}})"
+    rf"(?:{_AMOUNTS}|scores)\b",
     re.I,
 )
 # Words saying how an amount is taken, not which: "the reported / average / final error".

@@ -292,6 +292,11 @@ def gather(
             named = named and any(_GIVES_CODE.search(s.text) for s in ranked)
         if asked.quantity and not present.intersection(asked.quantity):  # no "batch": no batch size
             named = False
+        if asked.measured and asked.quantity:
+            # "What average MTEB score …?": a figure in a sentence on MTEB, not "4 popular LLMs"
+            named = named and any(
+                s.names_answer and set(lexical_terms(s.text)).intersection(asked.quantity) for s in ranked
+            )
         answers = (
             support >= tuning.answer_coverage
             and not missing

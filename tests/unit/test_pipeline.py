@@ -98,6 +98,16 @@ def _evidence(question: str, abstract: str, rare: str = ""):
     return ev.gather(question, {"p1": paper("p1", abstract)}, None, weights, tuning=AnswerSettings())[0]
 
 
+def test_a_score_asked_of_a_benchmark_is_given_only_by_a_figure_in_a_sentence_on_that_benchmark():
+    question = "What ArenaBench score does Zebra reach?"
+    elsewhere = (
+        "We train Zebra on 182,954 prompts from 4 datasets. Zebra greatly improves ArenaBench results."
+    )
+    assert not _evidence(question, elsewhere, rare="arenabench").answers  # figures of something else
+    given = "We train Zebra on 182,954 prompts. Zebra reaches a score of 8.1 on ArenaBench."
+    assert _evidence(question, given, rare="arenabench").answers
+
+
 def test_a_which_paper_question_needs_a_sentence_that_says_what_the_paper_does_not_just_a_name():
     from rag.settings import AnswerSettings
 
