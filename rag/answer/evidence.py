@@ -141,6 +141,9 @@ class PaperEvidence:
     # More of its best sentences (``context_sentences``, reading order), for the prompt when
     # this paper is the best supported (see :func:`render`).
     more: list[Sentence] = field(default_factory=list)
+    # It gives what is asked, as far as words tell: a count of the things counted, a figure in a
+    # sentence on the amount asked ("MTEB score"), a name where one is asked for.
+    gives: bool = True
 
 
 def gather(
@@ -297,16 +300,15 @@ def gather(
             named = named and any(
                 s.names_answer and set(lexical_terms(s.text)).intersection(asked.quantity) for s in ranked
             )
+        gives = counts and named
         answers = (
-            support >= tuning.answer_coverage
-            and not missing
-            and met >= tuning.constraint_coverage
-            and counts
-            and named
+            support >= tuning.answer_coverage and not missing and met >= tuning.constraint_coverage and gives
         )
         missed = tuple(missing)
         more = sorted(ranked[: max(per_paper or 0, tuning.context_sentences)], key=lambda s: s.position)
-        out.append(PaperEvidence(key, paper, best, support, missed, typed, met, defined[key], answers, more))
+        out.append(
+            PaperEvidence(key, paper, best, support, missed, typed, met, defined[key], answers, more, gives)
+        )
     return out
 
 
@@ -367,7 +369,7 @@ def nearly_answering(evidence: list[PaperEvidence], floor: float) -> list[PaperE
     Only a model's yes can make it an answer ([] when there is none)."""
     near = [
         e for e in evidence
-        if e.typed and not e.missing and e.support >= floor and e.constraint >= floor
+        if e.typed and e.gives and not e.missing and e.support >= floor and e.constraint >= floor
     ]  # fmt: skip
     return [max(near, key=lambda e: e.support)] if near else []
 

@@ -82,6 +82,8 @@ def test_a_paraphrased_question_the_words_fall_short_of_is_quoted_only_on_the_mo
     assert (draft.mode == "quoted") is quoted and len(model.prompts) == 1  # one yes/no, asked once
     assert ("88%" in draft.text) is quoted
     assert not ev.nearly_answering([far], 0.3)  # too little of the question: not even asked
+    elsewhere = ev.PaperEvidence("p1", proxy, [found], support=0.4, typed=True, constraint=0.45, gives=False)
+    assert not ev.nearly_answering([elsewhere], 0.3)  # its figures are of something else
 
 
 def _evidence(question: str, abstract: str, rare: str = ""):
