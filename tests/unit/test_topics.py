@@ -170,7 +170,7 @@ def test_acronyms_the_collection_defines_are_learned_and_spelled_out_in_a_topic(
     ]  # fmt: skip
 
 
-def test_a_paper_using_a_term_the_model_named_joins_the_core_but_a_common_term_does_not():
+def test_in_a_conference_a_paper_using_a_term_the_model_named_joins_the_core_but_a_common_term_does_not():
     near = [  # near the topic in meaning, never naming it
         paper("m1", "Neural message passing on graphs classifies nodes."),
         paper("m2", "Message passing networks over graphs of molecules."),
@@ -179,16 +179,23 @@ def test_a_paper_using_a_term_the_model_named_joins_the_core_but_a_common_term_d
     embedder = FakeEmbedder()
     vectors = np.asarray([embedder.embed_query(f"{p.title} {p.abstract}") for p in papers], np.float32)
     terms = [lexical_sequence(f"{p.title} {p.abstract}") for p in papers]
-    plain = rank_topic(embedder, "graph neural networks", vectors, terms, tuning=TUNING)
+    conference = Settings(topic_small_list=0).topics  # these papers read as a conference's
+    plain = rank_topic(embedder, "graph neural networks", vectors, terms, tuning=conference)
     helped = rank_topic(
-        embedder, "graph neural networks", vectors, terms, expansions=["message passing"], tuning=TUNING
+        embedder, "graph neural networks", vectors, terms, expansions=["message passing"], tuning=conference
     )
     assert helped.core == plain.core + 2  # m1 and m2 pass messages
     # "accuracy" is in every paper: a guess that general adds nothing.
     general = rank_topic(
-        embedder, "graph neural networks", vectors, terms, expansions=["higher accuracy"], tuning=TUNING
+        embedder, "graph neural networks", vectors, terms, expansions=["higher accuracy"], tuning=conference
     )
     assert general.core == plain.core
+    # In a short list the model's terms add no core paper: a few more took the fence's stop past
+    # most of the list ("recurrent or state-space alternatives to Transformers": 127 of 299).
+    short = rank_topic(
+        embedder, "graph neural networks", vectors, terms, expansions=["message passing"], tuning=TUNING
+    )
+    assert short.core == rank_topic(embedder, "graph neural networks", vectors, terms, tuning=TUNING).core
 
 
 def test_the_core_vocabulary_ranks_a_paper_speaking_it_above_one_that_does_not():
@@ -419,25 +426,6 @@ def test_a_topic_no_paper_names_takes_as_core_only_the_dense_matches_far_above_t
     reading /= np.linalg.norm(reading, axis=1, keepdims=True)
     _, core, _ = score_papers(topic[None, :], [["unlearn"]], reading, terms[:12], tuning=TUNING)
     assert core.all()
-
-
-def test_in_a_short_list_a_term_the_model_named_that_a_tenth_of_the_papers_use_adds_no_core_paper():
-    from rag.retrieval.topics import score_papers
-
-    # 57 papers, the first twelve near the topic; "attack" is in nine papers (five alone, three in
-    # "inference attack", and the one paper naming the topic)
-    topic, vectors, terms = _conference(5, {(0, 12): 3.0}, n=57)
-    for i in range(5):
-        terms[i] = ["attack", "model", f"w{i}"]
-    for i in range(9, 12):
-        terms[i] = ["infer", "attack", f"w{i}"]
-    terms[20] = ["membership", "infer", "attack"]  # the one paper naming the topic
-    parts_terms = [["membership", "infer", "attack"]]
-    _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, [["attack"]], tuning=TUNING)
-    assert not core[:5].any()
-    named = [["infer", "attack"]]
-    _, core, _ = score_papers(topic[None, :], parts_terms, vectors, terms, named, tuning=TUNING)
-    assert core[9:12].all() and not core[:5].any()
 
 
 def test_in_a_short_list_papers_writing_every_word_of_an_unnamed_topic_near_it_are_listed_alone():
