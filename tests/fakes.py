@@ -117,6 +117,10 @@ class FakeRetriever:
     def years(self) -> list[int]:
         return sorted({int(p.year) for p in self.papers.values() if p.year})
 
+    def uses_expansions(self) -> bool:
+        """As the real one: over a conference-sized list only."""
+        return len(self.papers) >= self.settings.topics.small_list
+
     def catalogue(self, venue=None, year=None, limit=30):
         """The fake papers of that venue and year in list order (source, line), as the real one."""
         kept = [p for p in self.papers.values()

@@ -246,7 +246,8 @@ class AnswerChain:
         topic = topic_of(intent.topic)
         # With a model, one short cached call names the subfield's terms (rag/answer/expansion.py).
         mark = time.perf_counter()
-        terms = subfield_terms(self.llm, topic, self.settings) if self._has_model() else []
+        asked_model = self._has_model() and self.retriever.uses_expansions()  # not over a short list
+        terms = subfield_terms(self.llm, topic, self.settings) if asked_model else []
         if terms:
             run.timings["terms"] = time.perf_counter() - mark
         topic, selection, where, note = select_on(

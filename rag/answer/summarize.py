@@ -384,7 +384,9 @@ class Summarizer:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         try:
-            terms = subfield_terms(self.llm, topic, self.settings, strict=True)  # [] without a model
+            # [] without a model, and over a short list, where topic selection does not read them
+            expanding = self.retriever.uses_expansions()
+            terms = subfield_terms(self.llm, topic, self.settings, strict=True) if expanding else []
             answering = self.llm.model is not None
         except CitelineError:  # a model that failed once (down, hung) is not waited for again
             terms, answering = [], False

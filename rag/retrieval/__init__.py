@@ -55,6 +55,10 @@ class PaperSearch(Protocol):
         """The first ``limit`` papers in list order (venue/year filters apply), and how many there are."""
         ...
 
+    def uses_expansions(self) -> bool:
+        """Whether topic selection reads a model's subfield terms here (a conference-sized list)."""
+        ...
+
     def venues(self) -> list[str]:
         """The venues the papers record."""
         ...

@@ -263,6 +263,12 @@ class Retriever:
         """The paper table of every collection searched."""
         return self._map(self._paper_table, self._parts)
 
+    def uses_expansions(self) -> bool:
+        """Whether topic selection here reads a model's subfield terms: only over a conference
+        (``topic_small_list`` papers or more; see :func:`rag.retrieval.topics.score_papers`), so
+        a shorter list need not ask the model for them."""
+        return sum(len(table) for table in self._tables()) >= self.settings.topics.small_list
+
     def venue_spellings(self, venue: str) -> list[str]:
         """The stored spellings of ``venue`` in any case ("icml" → ["ICML"]); empty when no paper
         records it. Chroma matches metadata exactly, so a filter asks for these spellings."""

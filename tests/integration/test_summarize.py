@@ -74,8 +74,9 @@ def _no_term_call(request, monkeypatch):
 
 
 def test_a_summary_asks_the_model_once_for_the_term_call_then_reads_its_cache(
-    seed_settings, seed_retriever, tmp_path
+    seed_settings, seed_retriever, tmp_path, monkeypatch
 ):
+    monkeypatch.setattr(seed_retriever, "uses_expansions", lambda: True)  # as over a conference
     replies = ["private training\nmatrix factorization", "Note one.", "Note two.", "Lead [000-05][004-17]."]
     model = ScriptedChatModel(replies=replies * 2, prompts=[])
     settings = unbudgeted(seed_settings).replace(

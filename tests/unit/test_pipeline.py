@@ -27,13 +27,16 @@ def _chain(replies):
 def test_listing_question_returns_every_paper_on_the_topic_and_asks_the_model_only_for_its_terms():
     chain, model = _chain(["audio watermark\nimage watermark"])
     answer = chain.ask("Which papers study watermarking?")
-    assert answer.mode == "listing" and len(model.prompts) == 1
-    assert '"watermarking"' in model.prompts[0][0].content  # the topic_terms prompt, nothing else
+    assert answer.mode == "listing" and model.prompts == []  # a short list does not read the terms
     assert [c.paper.id for c in answer.citations] == sorted(
         (c.paper.id for c in answer.citations), key=[h.paper.id for h in answer.retrieved].index
     )
     assert {c.paper.id for c in answer.citations} == {"w1", "w2", "w3"}
     assert answer.context.keys() == {c.key for c in answer.citations}
+    conference = Settings(llm="openai", topic_small_list=0)  # these papers read as a conference's
+    chain = AnswerChain(conference, FakeRetriever(PAPERS, conference), LLMHandle("openai", model, "scripted"))
+    assert chain.ask("Which papers study watermarking?").mode == "listing" and len(model.prompts) == 1
+    assert '"watermarking"' in model.prompts[0][0].content  # the topic_terms prompt, nothing else
 
 
 def test_off_topic_question_abstains_without_an_llm_call():
@@ -461,7 +464,8 @@ def test_an_abstention_never_starts_the_model_a_listing_asks_it_once_per_topic_a
         started.append(True)
         return LLMHandle("openai", model, "scripted")
 
-    chain = AnswerChain(Settings(llm="openai"), FakeRetriever(PAPERS), start_model)
+    conference = Settings(llm="openai", topic_small_list=0)  # a listing asks the model for terms
+    chain = AnswerChain(conference, FakeRetriever(PAPERS, conference), start_model)
     off_topic = chain.ask("What accuracy does GPT-5 reach on MMLU?")
     assert started == [] and off_topic.model == "no model call"
     listing = chain.ask("Which papers study watermarking?")
