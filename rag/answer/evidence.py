@@ -362,14 +362,24 @@ def names_what_is_asked(text: str, question: str, evidence: list[PaperEvidence])
     return needs_translation(question) or names_answer(text, question, asked)
 
 
-def nearly_answering(evidence: list[PaperEvidence], floor: float) -> list[PaperEvidence]:
+def nearly_answering(
+    evidence: list[PaperEvidence], floor: float, quantity: tuple[str, ...] = ()
+) -> list[PaperEvidence]:
     """The best-supported paper that may answer a paraphrased question though its words fall short
     of :func:`answers_question`: ``floor`` of the question's weighted terms (and of what a "which
-    paper" question asks), nothing rare or numeric missing, and a sentence naming what is asked.
-    Only a model's yes can make it an answer ([] when there is none)."""
+    paper" question asks), nothing rare or numeric missing, and a sentence naming what is asked,
+    on the amount asked (``quantity``: "What learning rate …?" is not given by a sentence on
+    FPR@95). Only a model's yes can make it an answer ([] when there is none)."""
+
+    def on_it(e: PaperEvidence) -> bool:
+        said = e.more or e.sentences
+        return not quantity or any(
+            s.names_answer and set(lexical_terms(s.text)) & set(quantity) for s in said
+        )
+
     near = [
         e for e in evidence
-        if e.typed and e.gives and not e.missing and e.support >= floor and e.constraint >= floor
+        if e.typed and e.gives and not e.missing and e.support >= floor and e.constraint >= floor and on_it(e)
     ]  # fmt: skip
     return [max(near, key=lambda e: e.support)] if near else []
 

@@ -441,8 +441,8 @@ class AnswerChain:
             withheld = withheld or "the quoted evidence does not answer what the question asks"
         elif (
             withheld is None  # the model declined (a withheld draft is not the case)
-            and asked_for(asked).kind in ("number", "name", "expansion")  # a figure or name shows it
-            and (near := ev.nearly_answering(shown, self.settings.answer.paraphrase_coverage))
+            and (kind := asked_for(asked)).kind in ("number", "name", "expansion")  # a figure or name
+            and (near := ev.nearly_answering(shown, self.settings.answer.paraphrase_coverage, kind.quantity))
         ):
             # A paraphrased question ("steers a big untuned model at decoding time …, and how much
             # of the gap does it close?" for proxy-tuning) shares few of the abstract's words: a

@@ -87,6 +87,8 @@ def test_a_paraphrased_question_the_words_fall_short_of_is_quoted_only_on_the_mo
     assert not ev.nearly_answering([far], 0.3)  # too little of the question: not even asked
     elsewhere = ev.PaperEvidence("p1", proxy, [found], support=0.4, typed=True, constraint=0.45, gives=False)
     assert not ev.nearly_answering([elsewhere], 0.3)  # its figures are of something else
+    assert ev.nearly_answering([near], 0.3, ("gap",)) == [near]  # a figure on the amount asked
+    assert not ev.nearly_answering([near], 0.3, ("learn",))  # "What learning rate …?": not this 88%
 
 
 def _evidence(question: str, abstract: str, rare: str = ""):
