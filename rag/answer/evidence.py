@@ -247,8 +247,6 @@ def gather(
             bonus += tuning.typed_bonus / 2
         if gist and (sentence_role(text) == 0 or _GIST.search(text)):  # "we propose", "our key insight"
             bonus += tuning.typed_bonus
-        elif gist and sentence_role(text) == 2:  # the background an abstract opens with is no answer
-            bonus -= tuning.typed_bonus
         by_key[key].append(Sentence(key, n, text, similarity + pointed + bonus, cov, typed))
     out = []
     asked_numbers = asked_figures(question)
@@ -295,11 +293,8 @@ def gather(
             named = named and any(_GIVES_CODE.search(s.text) for s in ranked)
         if asked.quantity and not present.intersection(asked.quantity):  # no "batch": no batch size
             named = False
-        if asked.measured and asked.quantity:
-            # "What average MTEB score …?": a figure in a sentence on MTEB, not "4 popular LLMs"
-            named = named and any(
-                s.names_answer and set(lexical_terms(s.text)).intersection(asked.quantity) for s in ranked
-            )
+        if asked.measured:  # "What average MTEB score …?": a figure in a sentence on MTEB
+            named = named and _on_amount(ranked, asked.quantity)
         gives = counts and named
         answers = (
             support >= tuning.answer_coverage and not missing and met >= tuning.constraint_coverage and gives
@@ -371,17 +366,20 @@ def nearly_answering(
     on the amount asked (``quantity``: "What learning rate …?" is not given by a sentence on
     FPR@95). Only a model's yes can make it an answer ([] when there is none)."""
 
-    def on_it(e: PaperEvidence) -> bool:
-        said = e.more or e.sentences
-        return not quantity or any(
-            s.names_answer and set(lexical_terms(s.text)) & set(quantity) for s in said
-        )
-
     near = [
         e for e in evidence
-        if e.typed and e.gives and not e.missing and e.support >= floor and e.constraint >= floor and on_it(e)
+        if e.typed and e.gives and not e.missing and e.support >= floor and e.constraint >= floor
+        and _on_amount(e.more or e.sentences, quantity)
     ]  # fmt: skip
     return [max(near, key=lambda e: e.support)] if near else []
+
+
+def _on_amount(sentences: list[Sentence], quantity: tuple[str, ...]) -> bool:
+    """Some sentence names what is asked and writes the amount asked about ("MTEB" of "What MTEB
+    score …?"), not "4 popular LLMs" elsewhere in the abstract; true when no amount is named."""
+    return not quantity or any(
+        s.names_answer and set(lexical_terms(s.text)) & set(quantity) for s in sentences
+    )
 
 
 def answers_question(evidence: list[PaperEvidence]) -> bool:
