@@ -69,9 +69,9 @@ _SCORE_GOT = (
 )
 _AMOUNTS = r"(?:score|error|gap|gain|improvement|reduction|overhead|cost|size|rate)"
 _WHAT = r"\bwhat(?:['’]s)?\s+"
+_SCORE_ASKED = rf"{_WHAT}(?:[\w\-@]+\s+){{0,4}}{_SCORE_GOT}"
 _MEASURE_ASKED = re.compile(
-    rf"{_WHAT}(?:percentage|fraction|share)\b|{_WHAT}(?:[\w\-@]+\s+){{0,3}}{_MEASUREMENTS}\b"
-    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,4}}{_SCORE_GOT}",
+    rf"{_WHAT}(?:percentage|fraction|share)\b|{_WHAT}(?:[\w\-@]+\s+){{0,3}}{_MEASUREMENTS}\b|{_SCORE_ASKED}",
     re.I,
 )
 # "What is the batch size ...", "what FID score ...": the words naming which amount is asked.
@@ -87,8 +87,7 @@ _HOW = frozenset(
 _NUMBER_ASKED = re.compile(
     r"\bhow\s+(?:many|much|long|large|fast|big|small|often)\b|\bby\s+how\s+much\b"
     rf"|{_WHAT}(?:percentage|fraction|share|number|amount)\b"
-    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,3}}(?:{_MEASUREMENTS}|{_AMOUNTS})\b"
-    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,4}}{_SCORE_GOT}",
+    rf"|{_WHAT}(?:[\w\-@]+\s+){{0,3}}(?:{_MEASUREMENTS}|{_AMOUNTS})\b|{_SCORE_ASKED}",
     re.I,
 )
 # A figure in words that no digit pattern reads ("threefold", "three times", "an order of magnitude").
@@ -280,7 +279,8 @@ def expansion_in(sentence: str, acronym: str) -> str | None:
             before = _WORDS.findall(text[max(0, match.start() - 160) : match.start()])
             # A coined name may be cut from its first words only: "Adaptive Categorical
             # Discretization (AdaCat)" spells "adacat" before its last word.
-            coined = [x for x in spellings[1:] if len(x) >= 5] if re.search(r"[a-z]", acronym) else []
+            every = re.sub(r"[^a-z0-9]", "", acronym.lower())  # all its letters, not only the capitals
+            coined = [every] if re.search(r"[a-z]", acronym) and len(every) >= 5 else []
             for start in range(len(before) - 1, max(-1, len(before) - 12), -1):
                 if any(_abbreviates(before[start:], letters) for letters in spellings) or any(
                     len(before) - start > 2 and _abbreviates(before[start:-1], letters) for letters in coined
@@ -512,10 +512,9 @@ def measures_of(text: str) -> str:
     "What MT-Bench score …?" reply must hold a figure in, past "surpassed Llama2-Chat-70B". A
     bracket closing after a figure is a marker only outside brackets: "(score 8)" gives 8."""
     text = _NOT_A_MEASURE.sub(" ", _MARKER.sub(" ", text))
-    kept, depth, at = [], 0, 0
+    kept, at = [], 0
     for m in _OPEN_MARKER.finditer(text):
-        depth = text.count("(", 0, m.start()) - text.count(")", 0, m.start())
-        if depth <= 0:
+        if text.count("(", 0, m.start()) <= text.count(")", 0, m.start()):  # outside brackets
             kept.append(text[at : m.start()])
             at = m.end()
     return " ".join([*kept, text[at:]])
