@@ -87,8 +87,8 @@ class FollowUp:
     # A question pointing back ("What AUC does it reach?") asks in words of its own ("reach"):
     # half of them are enough; a continuation's words ("what about watermarking?") all count.
     own_share: float = 1.0
-    # "the third one" after a listing of two: nothing to ask about, and this says so.
-    unlisted: str = ""
+    # "the third one" after a listing of two: nothing to ask about (``refusal`` says so).
+    unlisted: bool = False
 
     def answered_by(self, text: str) -> bool:
         """Whether ``text`` names the kind of thing the follow-up asks for (true when it asks for
@@ -200,10 +200,14 @@ def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
         question = f"{question[: nth.start()]}it{question[nth.end() :]}"
     cited = ", ".join(papers)
     refusal = (
-        f"The papers cited before ({cited}) do not answer this follow-up"
-        if papers
-        else "This follow-up cannot be resolved against the conversation"
-    ) + " (without a model it is read with the earlier question); ask it as a full question."
+        unlisted
+        or (
+            f"The papers cited before ({cited}) do not answer this follow-up"
+            if papers
+            else "This follow-up cannot be resolved against the conversation"
+        )
+        + " (without a model it is read with the earlier question); ask it as a full question."
+    )
     asked_before = set(lexical_terms(anchor)) | _ATTRIBUTES
     own = tuple(t for t in lexical_terms(question) if t not in asked_before)
     share = 0.5 if _REFERS_BACK.search(question) else 1.0
@@ -211,7 +215,8 @@ def resolve(question: str, history: Sequence[Turn]) -> FollowUp | None:
     kind = _KINDS.get(which.group("kind").lower().removesuffix("s")) if which else None
     kinds = tuple(stem_terms(kind, stopwords=frozenset())) if kind else ()
     standalone = f"{anchor.rstrip()} {question.strip()}"
-    return FollowUp(standalone, papers, refusal, own, kinds, _switched(anchor, question), share, unlisted)
+    switched = _switched(anchor, question)
+    return FollowUp(standalone, papers, refusal, own, kinds, switched, share, bool(unlisted))
 
 
 def _continued(question: str) -> str:

@@ -161,7 +161,7 @@ class AnswerChain:
             asked = classify(f"Which papers are about {topic}?")
             intent = asked if asked.is_listing or asked.is_catalogue else intent
         if follow is not None and follow.unlisted:  # "the third one" after a listing of two
-            draft = _Draft(follow.unlisted, "abstained")
+            draft = _Draft(follow.refusal, "abstained")
         elif intent.is_catalogue and not (follow and follow.papers):
             draft = self.list_collection(run, intent)
             run.lap("retrieve", mark)
@@ -202,8 +202,7 @@ class AnswerChain:
         if follow is not None and draft.mode != "abstained" and not follow.answered_by(draft.text):
             draft = _Draft(self._refusal, "abstained")  # "and on which benchmark?": no benchmark named
         if follow is not None and draft.mode == "abstained":
-            # say what went wrong with the follow-up and how to ask
-            draft.text = follow.unlisted or follow.refusal
+            draft.text = follow.refusal  # say what went wrong with the follow-up and how to ask
         if on_token and draft.streamed is None:
             on_token(draft.text)
         run.timings["total"] = time.perf_counter() - run.started
