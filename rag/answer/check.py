@@ -1436,7 +1436,7 @@ def _negated(claim: str, sentence: str, evidence: Sequence[str] = ()) -> str:
     has said both (earlier work's factors "are not efficiently computable", its own "are"):
     nothing is negated."""
     for negating, plain, who in ((sentence, claim, "the paper"), (claim, sentence, "the claim")):
-        if any(not m.group("lack") for m in _NEGATION.finditer(plain)):
+        if _denies(plain):
             continue  # "can be avoided, but not by annealing": both sides negate something
         # What the other side states plainly: each clause up to its "without" ("KnowNo can be used
         # with LLMs out-of-the-box" of "… out-of-the-box without model-finetuning").
@@ -1511,9 +1511,14 @@ def _before_without(clause: str) -> str:
     return clause[: cut.start()] if cut else clause
 
 
+def _denies(text: str) -> bool:
+    """``text`` says "not" (or "never", "fails to", …); "lacks" is a statement, not a denial."""
+    return any(not m.group("lack") for m in _NEGATION.finditer(text))
+
+
 def _negates(text: str) -> bool:
     """``text`` holds a negation ("without the need" negates too; "lacks" is a statement)."""
-    return any(not m.group("lack") for m in _NEGATION.finditer(text)) or bool(_WITHOUT.search(text))
+    return _denies(text) or bool(_WITHOUT.search(text))
 
 
 def _unaside(text: str) -> tuple[str, ...]:
