@@ -169,14 +169,13 @@ def catalogue_answer(
     ``author``, the papers are that person's: "7 papers by Yejin Choi are indexed:"."""
     verb = "is" if found == 1 else "are"
     place = f" {where}" if where else ""
-    if author:
-        verb = f"by {author[:80]} {verb}"  # as the user wrote it: words, initials, apostrophes
+    by = f" by {author[:80]}" if author else ""  # as the user wrote it: words, initials, apostrophes
     more = (
         f"the first {len(keyed)} shown; --all or -n N for more, `citeline papers list` for all"
         if found > len(keyed)
         else ""
     )
-    head = _head(f"{papers_count(found)} {verb} indexed{place}", note, more)
+    head = _head(f"{papers_count(found)}{by} {verb} indexed{place}", note, more)
     return "\n".join([head, *(f"- {paper.display} [{key}]" for key, paper in keyed.items())])
 
 
