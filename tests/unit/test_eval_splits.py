@@ -27,8 +27,12 @@ CODE = ("tests", "rag", "cli.py", "bench", "prompts")
 
 
 def _records(split: str) -> list[dict]:
-    lines = eval_set(split).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+    return _rows(eval_set(split))
+
+
+def _rows(path: Path) -> list[dict]:
+    """The records of a JSONL eval file, blank lines skipped."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +137,7 @@ COLM_TAGS = {**TAGS, "synonym": "answerable"}
 
 
 def _colm(part: str) -> list[dict]:
-    path = ROOT / "eval" / f"colm2024-{part}.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return _rows(ROOT / "eval" / f"colm2024-{part}.jsonl")
 
 
 @pytest.fixture(scope="module")
